@@ -1,0 +1,69 @@
+// The live configuration: what system.config reads and changes. Every change is validated as a whole
+// before it applies; `persist` writes the project file keeping its comments and key order.
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { patch as tomlPatch } from '@decimalturn/toml-patch';
+import mergePatch from 'json-merge-patch';
+import { stringify } from 'smol-toml';
+import type { ConfigAccess } from '../core/context.ts';
+import { SwitchboardError } from '../core/errors.ts';
+import { expandAll, type LoadedConfig, mergeConfig, type Raw, validateConfig } from './load.ts';
+import type { Config } from './schema.ts';
+
+const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class LiveConfig implements ConfigAccess {
+  private current: Config;
+  private projectRaw: Raw;
+  private readonly userRaw: Raw;
+  readonly projectFile: string;
+  private readonly listeners = new Set<(config: Record<string, unknown>) => void>();
+
+  constructor(loaded: LoadedConfig, private readonly env: NodeJS.ProcessEnv = process.env) {
+    this.current = loaded.config;
+    this.projectRaw = loaded.projectRaw;
+    this.userRaw = loaded.userRaw;
+    this.projectFile = loaded.files.project;
+  }
+
+  get(): Config {
+    return this.current;
+  }
+
+  async replace(next: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
+    if (!isPlain(next)) throw new SwitchboardError('INVALID_INPUT', 'config: expected an object (a whole configuration).');
+    const config = validateConfig(expandAll(next, '', this.env), 'system.config set');
+    if (opts.persist) this.persist(next);
+    this.apply(config);
+    return config;
+  }
+
+  async patch(patch: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
+    if (!isPlain(patch)) throw new SwitchboardError('INVALID_INPUT', 'patch: expected an object (an RFC 7396 merge patch).');
+    const effective = mergePatch.apply(structuredClone(mergeConfig(this.userRaw, this.projectRaw)), patch) as Raw;
+    const config = validateConfig(expandAll(effective, '', this.env), 'system.config patch');
+    if (opts.persist) this.persist(mergePatch.apply(structuredClone(this.projectRaw), patch) as Raw);
+    this.apply(config);
+    return config;
+  }
+
+  onChange(listener: (config: Record<string, unknown>) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private apply(config: Config): void {
+    this.current = config;
+    for (const l of this.listeners) l(config);
+  }
+
+  /** Write the project file atomically (temp file + rename), keeping comments where the file exists. */
+  private persist(projectRaw: Raw): void {
+    mkdirSync(dirname(this.projectFile), { recursive: true });
+    const text = existsSync(this.projectFile) ? tomlPatch(readFileSync(this.projectFile, 'utf8'), projectRaw) : stringify(projectRaw);
+    const tmp = `${this.projectFile}.${process.pid}.tmp`;
+    writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
+    renameSync(tmp, this.projectFile);
+    this.projectRaw = projectRaw;
+  }
+}

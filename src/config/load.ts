@@ -1,0 +1,116 @@
+// Read, merge, expand and validate configuration: project `.switchboard/config.toml` (working directory
+// only, never searched upward) over user `~/.switchboard/config.toml`.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parse, TomlError } from 'smol-toml';
+import { SwitchboardError } from '../core/errors.ts';
+import { describeIssues } from '../core/pipeline.ts';
+import { type Config, ConfigSchema } from './schema.ts';
+
+export type Raw = Record<string, unknown>;
+
+export interface ConfigFiles {
+  project: string;
+  user: string;
+}
+
+/** Where the config files live; SWITCHBOARD_HOME overrides `~` (tests, sandboxes). */
+export function configFiles(cwd: string, env: NodeJS.ProcessEnv = process.env): ConfigFiles {
+  const home = env.SWITCHBOARD_HOME ?? join(homedir(), '.switchboard');
+  return { project: join(cwd, '.switchboard', 'config.toml'), user: join(home, 'config.toml') };
+}
+
+/** Parse one TOML file; a syntax error names the file, line and column. Missing file → empty. */
+export function readToml(file: string): Raw {
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, 'utf8');
+  try {
+    return parse(text) as Raw;
+  } catch (err) {
+    if (err instanceof TomlError) {
+      const first = err.message.split('\n')[0];
+      throw new SwitchboardError('INVALID_INPUT', `${file}:${err.line}:${err.column}: ${first}`, { file, line: err.line, column: err.column });
+    }
+    throw err;
+  }
+}
+
+const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+/** Deep merge where `over` wins; arrays of named tables (`[[servers]]`) merge by `name`, project first. */
+export function mergeConfig(base: Raw, over: Raw): Raw {
+  const out: Raw = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    const b = out[k];
+    if (isPlain(b) && isPlain(v)) out[k] = mergeConfig(b, v);
+    else if (Array.isArray(b) && Array.isArray(v) && v.every((x) => isPlain(x) && typeof x.name === 'string')) {
+      const names = new Set(v.map((x) => (x as Raw).name));
+      out[k] = [...v, ...b.filter((x) => !(isPlain(x) && names.has(x.name)))];
+    } else out[k] = v;
+  }
+  return out;
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/** Expand `${VAR}` and `${VAR:-default}`; a missing variable without default is an error naming the field. */
+export function expandString(value: string, field: string, env: NodeJS.ProcessEnv = process.env): string {
+  return value.replace(VAR, (_m, name: string, fallback: string | undefined) => {
+    const v = env[name];
+    if (v !== undefined && v !== '') return v;
+    if (fallback !== undefined) return fallback;
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `${field}: environment variable ${name} is not set (set it, or write \${${name}:-default} to give a default).`,
+      { field, variable: name },
+    );
+  });
+}
+
+/** Expand variables in every string of a config tree. */
+export function expandAll(value: unknown, field = '', env: NodeJS.ProcessEnv = process.env): unknown {
+  if (typeof value === 'string') return expandString(value, field || '(root)', env);
+  if (Array.isArray(value)) return value.map((v, i) => expandAll(v, `${field}[${i}]`, env));
+  if (isPlain(value)) {
+    const out: Raw = {};
+    for (const [k, v] of Object.entries(value)) out[k] = expandAll(v, field ? `${field}.${k}` : k, env);
+    return out;
+  }
+  return value;
+}
+
+/** Validate a raw (merged, expanded) config; errors name each offending key. */
+export function validateConfig(raw: unknown, origin: string): Config {
+  const parsed = ConfigSchema.safeParse(raw);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.map((i) => {
+    if (i.code === 'unrecognized_keys') {
+      const at = i.path.length ? `${i.path.join('.')}.` : '';
+      return { path: i.path.join('.') || '(root)', message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}` };
+    }
+    return { path: i.path.join('.') || '(root)', message: i.message };
+  });
+  const message = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
+  throw new SwitchboardError('INVALID_INPUT', `Invalid configuration (${origin}): ${message}`, { issues });
+}
+
+export interface LoadedConfig {
+  config: Config;
+  files: ConfigFiles;
+  /** The project file's own raw content (unexpanded), which `persist` edits. */
+  projectRaw: Raw;
+  userRaw: Raw;
+}
+
+/** Load the effective configuration for a project directory. */
+export function loadConfig(cwd: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const files = configFiles(cwd, env);
+  const userRaw = readToml(files.user);
+  const projectRaw = readToml(files.project);
+  const merged = mergeConfig(userRaw, projectRaw);
+  const config = validateConfig(expandAll(merged, '', env), `${files.user} + ${files.project}`);
+  return { config, files, projectRaw, userRaw };
+}
+
+export { describeIssues };

@@ -1,0 +1,133 @@
+// What a handler sees of the world for one call: who called, how, a cancel signal, progress and logging,
+// and the shared services (store, bus, registry). Transports build it; sources only read it.
+import type { Logger } from 'pino';
+import type { Store } from '../store/contract.ts';
+import type { ErrorInfo } from './errors.ts';
+import type { Registry } from './registry.ts';
+
+export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
+
+/** Who is calling. `roles` decide what they see and may call. */
+export interface Principal {
+  id: string;
+  roles: string[];
+}
+
+/** One event per call, published on the bus after the call ends. */
+export interface CallEvent {
+  type: 'call';
+  name: string;
+  input: unknown;
+  output?: unknown;
+  error?: ErrorInfo;
+  principal: string;
+  transport: TransportKind;
+  requestId: string;
+  durationMs: number;
+  at: string;
+}
+
+/** Events about the hub itself: registry changes, instance expiry, config changes. */
+export interface HubEvent {
+  type: 'registry.changed' | 'instance.registered' | 'instance.expired' | 'config.changed' | 'task.changed' | string;
+  at: string;
+  [key: string]: unknown;
+}
+
+export type BusEvent = CallEvent | HubEvent;
+
+/** In-process publish/subscribe; a Redis-backed implementation can replace it for scale-out. */
+export interface EventBus {
+  publish(event: BusEvent): void;
+  subscribe(listener: (event: BusEvent) => void): () => void;
+}
+
+/** Server-to-client requests, present only when the calling MCP client can answer them. */
+export interface ClientChannel {
+  sample?: (params: Record<string, unknown>) => Promise<unknown>;
+  elicit?: (params: Record<string, unknown>) => Promise<unknown>;
+}
+
+export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
+
+export interface CallContext {
+  principal: Principal;
+  transport: TransportKind;
+  /** Unique per call; appears in events, logs and (later) the audit log. */
+  requestId: string;
+  /** Aborted on timeout, client cancel or disconnect. Pass it to everything that can wait. */
+  signal: AbortSignal;
+  /** Report progress; forwarded as `notifications/progress` when the client asked for it. */
+  progress: (progress: number, total?: number, message?: string) => Promise<void>;
+  /** Log to the client (MCP `notifications/message`) and to stderr. */
+  log: (level: LogLevel, data: unknown) => Promise<void>;
+  client: ClientChannel;
+  /** Raw MCP request `_meta`, when the call came over MCP. */
+  meta?: Record<string, unknown>;
+  services: Services;
+}
+
+/** Long-lived services shared by every call. */
+export interface Services {
+  registry: Registry;
+  store: Store;
+  bus: EventBus;
+  logger: Logger;
+  /** Identity of this Switchboard process (for several instances sharing one store). */
+  instanceId: string;
+  startedAt: Date;
+  /** Read-only view of metrics per capability; see observe/metrics. */
+  metrics: MetricsView;
+  /** Live configuration access; see config/. */
+  config: ConfigAccess;
+  /** Health checks contributed by components (`store`, later `upstream:x`). */
+  health: HealthRegistry;
+  /** Feature status for `system.capabilities`. */
+  features: FeatureRegistry;
+}
+
+export interface CapabilityMetrics {
+  calls: number;
+  errors: number;
+  inFlight: number;
+  latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
+}
+
+export interface MetricsView {
+  snapshot(): Record<string, CapabilityMetrics>;
+}
+
+export interface ConfigAccess {
+  /** The effective configuration (user + project, expanded, validated). */
+  get(): Record<string, unknown>;
+  /** Validate and apply a whole new configuration; invalid → SwitchboardError INVALID_INPUT, nothing applied. */
+  replace(next: unknown, opts?: { persist?: boolean }): Promise<Record<string, unknown>>;
+  /** Apply an RFC 7396 merge patch; the result is validated before it applies. */
+  patch(patch: unknown, opts?: { persist?: boolean }): Promise<Record<string, unknown>>;
+  /** Path of the project config file that `persist` writes. */
+  projectFile: string;
+  onChange(listener: (config: Record<string, unknown>) => void): () => void;
+}
+
+export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';
+export interface HealthCheck {
+  status: HealthStatus;
+  detail?: string;
+}
+export interface HealthRegistry {
+  register(name: string, check: () => HealthCheck | Promise<HealthCheck>): void;
+  run(): Promise<{ status: HealthStatus; services: Record<string, HealthCheck> }>;
+}
+
+export type FeatureStatus = 'Available' | 'DisabledByPolicy' | 'NotConfigured';
+export interface Feature {
+  name: string;
+  status: FeatureStatus;
+  contractVersion: string;
+  description: string;
+  reason?: string;
+}
+export interface FeatureRegistry {
+  set(feature: Feature): void;
+  list(): Feature[];
+}

@@ -1,0 +1,39 @@
+// Capability names ↔ MCP tool names: `domain.action` ↔ `domain__action`, at most 64 characters.
+// The mapping is pure and deterministic; the registry keeps the reverse map for cut names.
+import { createHash } from 'node:crypto';
+
+export const MAX_TOOL_NAME = 64;
+const CAPABILITY_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/;
+
+/** Whether `name` is a valid capability name: two or more `[A-Za-z0-9_-]` segments joined by dots. */
+export function isCapabilityName(name: string): boolean {
+  return CAPABILITY_NAME.test(name);
+}
+
+/**
+ * The MCP tool name for a capability: every `.` becomes `__`; a name longer than 64 characters is cut
+ * and given an 8-hex-digit hash tail of the full name, so it stays unique and stable across restarts.
+ *
+ * @example
+ * toolNameOf('task.create') // 'task__create'
+ */
+export function toolNameOf(capability: string): string {
+  const plain = capability.replaceAll('.', '__').replace(/[^A-Za-z0-9_-]/g, '_');
+  if (plain.length <= MAX_TOOL_NAME) return plain;
+  const tail = createHash('sha256').update(capability).digest('hex').slice(0, 8);
+  return `${plain.slice(0, MAX_TOOL_NAME - tail.length - 1)}_${tail}`;
+}
+
+/**
+ * Best-effort inverse for names that were not cut: `task__create` → `task.create`. The registry's reverse
+ * map is authoritative; this is only used to explain unknown names.
+ */
+export function capabilityNameOf(toolName: string): string {
+  return toolName.replaceAll('__', '.');
+}
+
+/** Turn an arbitrary source name (plugin, server) into a name segment: `jutsu-typescript` → `jutsu_typescript`. */
+export function toSegment(raw: string): string {
+  const s = raw.replace(/[^A-Za-z0-9_]/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+  return s || 'unnamed';
+}

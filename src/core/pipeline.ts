@@ -1,0 +1,189 @@
+// The one way in: every transport turns its request into a CallRequest and gets an Outcome back.
+// The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import { isRawResult, type RawResult } from './capability.ts';
+import type { CallContext, ClientChannel, LogLevel, Principal, Services, TransportKind } from './context.ts';
+import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
+import type { Entry } from './registry.ts';
+import { allowed } from './registry.ts';
+
+export interface CallRequest {
+  principal: Principal;
+  /** Capability name or tool name. */
+  name: string;
+  input: unknown;
+  transport: TransportKind;
+  signal?: AbortSignal;
+  requestId?: string;
+  progress?: (progress: number, total?: number, message?: string) => Promise<void>;
+  log?: (level: LogLevel, data: unknown) => Promise<void>;
+  client?: ClientChannel;
+  meta?: Record<string, unknown>;
+}
+
+export type Outcome = { ok: true; value: unknown; raw?: RawResult } | { ok: false; error: ErrorInfo };
+
+/** State that flows through the middleware chain for one call. */
+export interface CallState {
+  req: CallRequest;
+  entry: Entry;
+  ctx: CallContext;
+  /** Parsed input, set by the validate step. */
+  input?: unknown;
+  startedAt: number;
+}
+
+export type Next = () => Promise<Outcome>;
+export type Middleware = (state: CallState, next: Next) => Promise<Outcome>;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+const noopAsync = async () => {};
+
+/** Format Zod issues the way a model can act on: which field, what was expected. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): { message: string; issues: { path: string; message: string }[] } {
+  const list = issues.map((i) => ({ path: i.path.length ? i.path.map(String).join('.') : '(root)', message: i.message }));
+  return { message: list.map((i) => `${i.path}: ${i.message}`).join('; '), issues: list };
+}
+
+/** Parse `input` with a capability's schema or fail with INVALID_INPUT naming each field. */
+export function validateInput(entry: Entry, input: unknown): unknown {
+  const parsed = entry.capability.input.safeParse(input ?? {});
+  if (parsed.success) return parsed.data;
+  const { message, issues } = describeIssues(parsed.error.issues);
+  throw new SwitchboardError('INVALID_INPUT', `Invalid input for ${entry.tool.name}: ${message}`, { issues });
+}
+
+/**
+ * Validates, bounds in time, runs and observes one call. Policy (roles, rate limits, breakers, audit)
+ * plugs in as middleware through `use`, in the order given.
+ */
+export class Pipeline {
+  private readonly before: Middleware[] = [];
+  private readonly observers: ((state: CallState, outcome: Outcome) => void)[] = [];
+
+  constructor(private readonly services: Services) {}
+
+  /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker). */
+  use(mw: Middleware): this {
+    this.before.push(mw);
+    return this;
+  }
+
+  /** Observe every finished call (metrics, events, audit). Observers must not throw. */
+  observe(fn: (state: CallState, outcome: Outcome) => void): this {
+    this.observers.push(fn);
+    return this;
+  }
+
+  async call(req: CallRequest): Promise<Outcome> {
+    const entry = this.services.registry.get(req.name);
+    // A capability the principal may not see answers exactly like an unknown one.
+    if (!entry || !allowed(req.principal, entry.capability.roles)) {
+      return { ok: false, error: unknownTool(req.name) };
+    }
+    const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now() };
+    const chain = [...this.before, validate, execute];
+    let outcome: Outcome;
+    try {
+      const dispatch = (i: number): Promise<Outcome> => chain[i](state, () => dispatch(i + 1));
+      outcome = await dispatch(0);
+    } catch (err) {
+      outcome = { ok: false, error: toErrorInfo(err) };
+    }
+    for (const o of this.observers) {
+      try {
+        o(state, outcome);
+      } catch (err) {
+        this.services.logger.warn({ err }, 'call observer failed');
+      }
+    }
+    return outcome;
+  }
+
+  private contextFor(req: CallRequest): CallContext {
+    return {
+      principal: req.principal,
+      transport: req.transport,
+      requestId: req.requestId ?? randomUUID(),
+      signal: req.signal ?? new AbortController().signal,
+      progress: req.progress ?? noopAsync,
+      log:
+        req.log ??
+        (async (level, data) => {
+          this.services.logger[level === 'warning' ? 'warn' : level === 'notice' ? 'info' : level]({ data }, 'handler log');
+        }),
+      client: req.client ?? {},
+      meta: req.meta,
+      services: this.services,
+    };
+  }
+}
+
+export function unknownTool(name: string): ErrorInfo {
+  return {
+    code: 'NOT_FOUND',
+    message: `Unknown tool '${name}'. List the available tools with tools/list (or GET /v1/tools).`,
+  };
+}
+
+const validate: Middleware = async (state, next) => {
+  state.input = validateInput(state.entry, state.req.input);
+  return next();
+};
+
+/** Run the handler under a timeout linked to the caller's signal; check the output against its schema. */
+const execute: Middleware = async (state) => {
+  const { capability } = state.entry;
+  const timeoutMs = capability.policy?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const controller = new AbortController();
+  const outer = state.req.signal;
+  let timedOut = false;
+  const onAbort = () => controller.abort(outer?.reason);
+  if (outer) {
+    if (outer.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
+    outer.addEventListener('abort', onAbort, { once: true });
+  }
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new SwitchboardError('TIMEOUT', `${state.entry.tool.name} timed out after ${timeoutMs} ms.`));
+    }, timeoutMs);
+  };
+  arm();
+  const ctx = state.ctx;
+  ctx.signal = controller.signal;
+  if (capability.policy?.progressResetsTimeout) {
+    const progress = ctx.progress;
+    ctx.progress = (p, t, m) => {
+      if (!timedOut) arm();
+      return progress(p, t, m);
+    };
+  }
+  try {
+    const aborted = new Promise<never>((_, reject) => {
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
+    });
+    aborted.catch(() => {});
+    const value = await Promise.race([Promise.resolve(capability.handle(state.input, ctx)), aborted]);
+    if (isRawResult(value)) return { ok: true, value: value.structuredContent, raw: value };
+    if (capability.output) {
+      const parsed = capability.output.safeParse(value);
+      if (!parsed.success) {
+        const { message } = describeIssues(parsed.error.issues);
+        return { ok: false, error: { code: 'INTERNAL', message: `${state.entry.tool.name} returned output that does not match its schema: ${message}` } };
+      }
+      return { ok: true, value: parsed.data };
+    }
+    return { ok: true, value };
+  } catch (err) {
+    if (timedOut) return { ok: false, error: { code: 'TIMEOUT', message: `${state.entry.tool.name} timed out after ${timeoutMs} ms.`, details: { timeoutMs } } };
+    if (controller.signal.aborted && outer?.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
+    return { ok: false, error: toErrorInfo(err) };
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onAbort);
+  }
+};

@@ -1,0 +1,119 @@
+// Assembles one Switchboard: config, store, registry, pipeline, bus, metrics, and every source.
+// Transports and the CLI get a Hub and nothing else.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { Services } from './core/context.ts';
+import { Features, Health } from './core/health.ts';
+import { Pipeline } from './core/pipeline.ts';
+import { Registry } from './core/registry.ts';
+import { LiveConfig } from './config/live.ts';
+import { type LoadedConfig, loadConfig } from './config/load.ts';
+import { InProcessBus } from './observe/events.ts';
+import { createLogger } from './observe/logger.ts';
+import { CallMetrics } from './observe/metrics.ts';
+import { registerBuiltins } from './sources/builtin/index.ts';
+import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
+import type { Store } from './store/contract.ts';
+import { SqliteStore } from './store/sqlite.ts';
+
+export interface HubOptions {
+  /** Project directory (where `.switchboard/` lives). */
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  logger?: Logger;
+  /** Use this store instead of the configured one (tests). */
+  store?: Store;
+  /** Extra handler module folders (absolute or relative to cwd). */
+  handlerPaths?: string[];
+}
+
+export interface Hub {
+  cwd: string;
+  services: Services;
+  pipeline: Pipeline;
+  config: LiveConfig;
+  /** Handler modules loaded at start, with their errors. */
+  modules: ModuleReport[];
+  close(): Promise<void>;
+}
+
+export async function createHub(opts: HubOptions): Promise<Hub> {
+  const cwd = resolve(opts.cwd);
+  const env = opts.env ?? process.env;
+  const logger = opts.logger ?? createLogger();
+  const loaded: LoadedConfig = loadConfig(cwd, env);
+  const config = new LiveConfig(loaded, env);
+  const cfg = config.get();
+  let store = opts.store;
+  if (!store) {
+    const file = isAbsolute(cfg.store.path) ? cfg.store.path : resolve(cwd, cfg.store.path);
+    mkdirSync(dirname(file), { recursive: true });
+    store = SqliteStore.open(file);
+  }
+  const registry = new Registry();
+  const bus = new InProcessBus();
+  const metrics = new CallMetrics();
+  const health = new Health();
+  const features = new Features();
+  const services: Services = {
+    registry,
+    store,
+    bus,
+    logger,
+    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    startedAt: new Date(),
+    metrics,
+    config,
+    health,
+    features,
+  };
+  const pipeline = new Pipeline(services);
+  pipeline.observe((state, outcome) => {
+    const ms = performance.now() - state.startedAt;
+    metrics.finished(state.entry.capability.name, ms, !outcome.ok);
+    bus.publish({
+      type: 'call',
+      name: state.entry.capability.name,
+      input: state.req.input,
+      ...(outcome.ok ? { output: outcome.raw ? outcome.raw.content : outcome.value } : { error: outcome.error }),
+      principal: state.req.principal.id,
+      transport: state.req.transport,
+      requestId: state.ctx.requestId,
+      durationMs: Math.round(ms * 1000) / 1000,
+      at: new Date().toISOString(),
+    });
+  });
+  pipeline.use(async (state, next) => {
+    metrics.started(state.entry.capability.name);
+    return next();
+  });
+  // Keep a bounded history of events in the store for switchboard://events and late subscribers.
+  const retain = cfg.events.retain;
+  let appended = 0;
+  const unsubscribeLog = bus.subscribe((event) => {
+    if (retain === 0) return;
+    store.events.append(event).catch((err) => logger.warn({ err }, 'event log append failed'));
+    if (++appended % 100 === 0) store.events.trim(retain).catch(() => {});
+  });
+  health.register('store', async () => ((await store.ping()) ? { status: 'healthy', detail: store.kind } : { status: 'unhealthy', detail: `${store.kind} store does not answer` }));
+  registry.onChange((kind) => bus.publish({ type: 'registry.changed', kind, at: new Date().toISOString() }));
+
+  const stopBuiltins = registerBuiltins(services);
+  const paths = [...cfg.handlers.paths, ...(opts.handlerPaths ?? [])].map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
+  const modules = await loadHandlerModules(paths, registry, logger);
+
+  return {
+    cwd,
+    services,
+    pipeline,
+    config,
+    modules,
+    async close() {
+      stopBuiltins();
+      unsubscribeLog();
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,11 @@
+// Public API for handler modules and embedders: define capabilities, resources and prompts with the same
+// Zod instance Switchboard uses, and build a hub programmatically.
+export { z } from 'zod';
+export { defineCapability, rawResult } from './core/capability.ts';
+export type { Annotations, Capability, ContentBlock, Policy, RawResult } from './core/capability.ts';
+export type { CallContext, Principal } from './core/context.ts';
+export { SwitchboardError } from './core/errors.ts';
+export type { ErrorCode } from './core/errors.ts';
+export { definePrompt, defineResource, defineResourceTemplate } from './core/resource.ts';
+export { createHub } from './hub.ts';
+export type { Hub, HubOptions } from './hub.ts';
