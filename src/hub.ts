@@ -39,6 +39,12 @@ export interface Hub {
   close(): Promise<void>;
 }
 
+function openStore(cwd: string, path: string): Store {
+  const file = isAbsolute(path) ? path : resolve(cwd, path);
+  mkdirSync(dirname(file), { recursive: true });
+  return SqliteStore.open(file);
+}
+
 export async function createHub(opts: HubOptions): Promise<Hub> {
   const cwd = resolve(opts.cwd);
   const env = opts.env ?? process.env;
@@ -46,12 +52,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const loaded: LoadedConfig = loadConfig(cwd, env);
   const config = new LiveConfig(loaded, env);
   const cfg = config.get();
-  let store = opts.store;
-  if (!store) {
-    const file = isAbsolute(cfg.store.path) ? cfg.store.path : resolve(cwd, cfg.store.path);
-    mkdirSync(dirname(file), { recursive: true });
-    store = SqliteStore.open(file);
-  }
+  const store: Store = opts.store ?? openStore(cwd, cfg.store.path);
   const registry = new Registry();
   const bus = new InProcessBus();
   const metrics = new CallMetrics();

@@ -9,3 +9,9 @@ export type { ErrorCode } from './core/errors.ts';
 export { definePrompt, defineResource, defineResourceTemplate } from './core/resource.ts';
 export { createHub } from './hub.ts';
 export type { Hub, HubOptions } from './hub.ts';
+
+/** Run the `switchboard` CLI (loaded lazily so handler modules importing this package stay light). */
+export async function main(argv?: string[]): Promise<void> {
+  const cli = await import('./cli/main.ts');
+  await cli.main(argv);
+}

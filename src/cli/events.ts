@@ -1,0 +1,51 @@
+// `switchboard events tail`: follow a running server's event stream (GET /v1/events) and print each event.
+import pc from 'picocolors';
+import type { BusEvent } from '../core/context.ts';
+import { CliError } from './output.ts';
+
+function line(event: BusEvent): string {
+  const time = String(event.at).slice(11, 23);
+  if (event.type === 'call') {
+    const e = event as Extract<BusEvent, { type: 'call' }>;
+    const status = e.error ? pc.red(`${e.error.code} ${e.error.message}`) : pc.green('ok');
+    return `${pc.dim(time)} ${pc.bold(e.name)} ${pc.dim(`${e.transport}/${e.principal}`)} ${e.durationMs.toFixed(1)}ms ${status}`;
+  }
+  const { type, at: _at, ...rest } = event;
+  return `${pc.dim(time)} ${pc.cyan(type)} ${JSON.stringify(rest)}`;
+}
+
+export async function eventsTail(opts: { url: string; recent?: string; json?: boolean; limit?: string }): Promise<void> {
+  const base = new URL(opts.url);
+  base.pathname = `${base.pathname.replace(/\/mcp\/?$/, '').replace(/\/$/, '')}/v1/events`;
+  if (opts.recent) base.searchParams.set('recent', opts.recent);
+  const max = opts.limit ? Number(opts.limit) : Number.POSITIVE_INFINITY;
+  let res: Response;
+  try {
+    res = await fetch(base, { headers: { accept: 'text/event-stream' } });
+  } catch (err) {
+    throw new CliError(`Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`);
+  }
+  if (!res.ok || !res.body) throw new CliError(`${base} answered ${res.status} ${res.statusText}.`);
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let seen = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let idx = buffer.indexOf('\n\n');
+    while (idx >= 0) {
+      const frame = buffer.slice(0, idx);
+      buffer = buffer.slice(idx + 2);
+      const data = frame
+        .split('\n')
+        .filter((l) => l.startsWith('data: '))
+        .map((l) => l.slice(6))
+        .join('\n');
+      if (data) {
+        const event = JSON.parse(data) as BusEvent;
+        process.stdout.write(`${opts.json ? JSON.stringify(event) : line(event)}\n`);
+        if (++seen >= max) process.exit(0);
+      }
+      idx = buffer.indexOf('\n\n');
+    }
+  }
+}

@@ -1,0 +1,12 @@
+// Talking to a running Switchboard with the official MCP client (for `tools ... --url`).
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { version } from '../version.ts';
+
+/** Connect to `url` (the /mcp endpoint or the server's base URL), negotiating the newest protocol both speak. */
+export async function connectRemote(url: string): Promise<Client> {
+  const endpoint = new URL(url);
+  if (!endpoint.pathname.endsWith('/mcp')) endpoint.pathname = `${endpoint.pathname.replace(/\/$/, '')}/mcp`;
+  const client = new Client({ name: 'switchboard-cli', version }, { versionNegotiation: { mode: 'auto' } });
+  await client.connect(new StreamableHTTPClientTransport(endpoint));
+  return client;
+}

@@ -1,0 +1,79 @@
+// `switchboard serve`: MCP over stdio by default, or Streamable HTTP + REST with --http.
+import pc from 'picocolors';
+import { createHub } from '../hub.ts';
+import { serveHttp } from '../serve/http.ts';
+import { serveMcpStdio } from '../serve/mcp-stdio.ts';
+import { version } from '../version.ts';
+
+export interface ServeOptions {
+  cwd: string;
+  http?: boolean;
+  host?: string;
+  port?: string;
+  handlers?: string[];
+}
+
+function parsePort(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port must be an integer from 0 to 65535, got '${value}'.`);
+  return n;
+}
+
+export async function serve(opts: ServeOptions): Promise<void> {
+  const port = parsePort(opts.port);
+  const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
+  for (const m of hub.modules) if (!m.ok) process.stderr.write(`${pc.yellow('warning:')} handler module ${m.file}: ${m.error}\n`);
+  if (!opts.http) {
+    const stdio = serveMcpStdio(hub);
+    const stop = async () => {
+      await stdio.close().catch(() => {});
+      await hub.close().catch(() => {});
+      process.exit(0);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+    await stdio.closed;
+    await stop();
+    return;
+  }
+  let http: Awaited<ReturnType<typeof serveHttp>>;
+  try {
+    http = await serveHttp(hub, { host: opts.host, port });
+  } catch (err) {
+    await hub.close();
+    throw err;
+  }
+  const stop = async () => {
+    await http.close().catch(() => {});
+    await hub.close().catch(() => {});
+    process.exit(0);
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  printBanner(hub.cwd, http.url, hub.services.registry.size, hub.services.registry.listResources().length);
+}
+
+function printBanner(cwd: string, base: string, tools: number, resources: number): void {
+  const mcp = `${base}/mcp`;
+  const lines = [
+    `${pc.bold('Switchboard')} ${version} — serving ${cwd}`,
+    `  ${tools} tools, ${resources} resources`,
+    '',
+    `  MCP (Streamable HTTP)  ${pc.cyan(mcp)}`,
+    `  REST                   ${base}/v1/tools   (OpenAPI: ${base}/v1/openapi.json)`,
+    `  Live events (SSE)      ${base}/v1/events  (or: npx switchboard events tail --url ${base})`,
+    `  Health                 ${base}/healthz  ${base}/readyz`,
+    '',
+    pc.bold('Connect a coding agent:'),
+    `  Claude Code (HTTP)   claude mcp add --transport http switchboard ${mcp}`,
+    '  Claude Code (stdio)  claude mcp add switchboard -- npx switchboard serve',
+    `  Codex (HTTP)         codex mcp add switchboard --url ${mcp}`,
+    '  Codex (stdio)        codex mcp add switchboard -- npx switchboard serve',
+    `  MCP Inspector        npx @modelcontextprotocol/inspector  (transport: Streamable HTTP, URL: ${mcp})`,
+    `  MCP Inspector (CLI)  npx @modelcontextprotocol/inspector --cli ${mcp} --transport http --method tools/list`,
+    '',
+    'Press Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+}

@@ -1,0 +1,130 @@
+// The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1) and probes.
+// Loopback only until authentication exists; every route answers through the one pipeline.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
+import type { Principal } from '../core/context.ts';
+import { SwitchboardError, toErrorInfo } from '../core/errors.ts';
+import type { Hub } from '../hub.ts';
+import { parseJson, readBody } from './body.ts';
+import { createMcpHttp } from './mcp-http.ts';
+import { callTool, listTools, openApi, sendError, sendJson, streamEvents } from './rest.ts';
+
+const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
+
+export interface HttpOptions {
+  host?: string;
+  port?: number;
+}
+
+export interface HttpHandle {
+  server: Server;
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Whether an address is loopback (127.0.0.0/8, ::1, localhost). */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpHandle> {
+  const cfg = hub.config.get().server;
+  const host = opts.host ?? cfg.host;
+  const port = opts.port ?? cfg.port;
+  if (!isLoopback(host)) {
+    throw new SwitchboardError(
+      'FORBIDDEN',
+      `Refusing to bind ${host}: Switchboard serves loopback addresses only until authentication is configured. Use --host 127.0.0.1.`,
+    );
+  }
+  const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  const hostnames = [...new Set([...LOOPBACK_HOSTS, bracketed, ...cfg.allowed_hosts])];
+  const validateHost = hostHeaderValidation(hostnames);
+  const validateOrigin = originValidation([...LOOPBACK_HOSTS, ...cfg.allowed_origins.map(originHost)]);
+  const maxBody = cfg.max_body_bytes;
+  const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
+  // Until tokens exist (policy issue) every HTTP caller is the anonymous principal with all roles.
+  const principalOf = (_req: IncomingMessage): Principal => ({ id: 'anonymous', roles: ['*'] });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const path = url.pathname;
+    const principal = principalOf(req);
+    if (path === '/mcp') {
+      const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
+      if (body === ANSWERED) return;
+      return mcp.handle(req, res, body, principal);
+    }
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      const ok = await hub.services.store.ping().catch(() => false);
+      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
+    }
+    if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, listTools(hub, principal));
+    if (path === '/v1/openapi.json' && req.method === 'GET') return sendJson(res, 200, openApi(hub, principal));
+    if (path === '/v1/events' && req.method === 'GET') return streamEvents(hub, req, res);
+    const m = /^\/v1\/tools\/([^/]+)$/.exec(path);
+    if (m) {
+      if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'INVALID_REQUEST', message: `Use POST ${path} with the input as a JSON body.` } }, { allow: 'POST' });
+      const body = await readJsonOrAnswer(req, res, maxBody, false);
+      if (body === ANSWERED) return;
+      return callTool(hub, res, req, m[1], body, principal);
+    }
+    sendError(res, { code: 'NOT_FOUND', message: `No route ${req.method} ${path}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.` });
+  }
+
+  const server = createServer((req, res) => {
+    route(req, res).catch((err) => {
+      hub.services.logger.error({ err }, 'http request failed');
+      if (!res.headersSent) sendError(res, toErrorInfo(err));
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    server,
+    port: actual,
+    url: `http://${bracketed}:${actual}`,
+    async close() {
+      await mcp.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+const ANSWERED = Symbol('answered');
+
+/** Read and parse a JSON body; on failure answer the request (413 / 400) and return ANSWERED. */
+async function readJsonOrAnswer(req: IncomingMessage, res: ServerResponse, limit: number, jsonRpc: boolean): Promise<unknown> {
+  try {
+    return parseJson(await readBody(req, limit));
+  } catch (err) {
+    const info = toErrorInfo(err);
+    if (jsonRpc) {
+      const code = info.code === 'INVALID_REQUEST' ? -32700 : -32600;
+      const status = info.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400;
+      sendJson(res, status, { jsonrpc: '2.0', error: { code, message: info.message }, id: null });
+    } else sendError(res, info);
+    return ANSWERED;
+  }
+}
+
+function originHost(origin: string): string {
+  try {
+    return new URL(origin).hostname;
+  } catch {
+    return origin;
+  }
+}

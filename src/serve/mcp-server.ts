@@ -1,0 +1,195 @@
+// Builds an MCP protocol server (the SDK's low-level `Server`) over the registry: tools, resources,
+// templates, prompts and completions all answer from the live catalog through the one pipeline.
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import type { CallContext, ClientChannel, LogLevel, Principal, TransportKind } from '../core/context.ts';
+import type { Outcome } from '../core/pipeline.ts';
+import { allowed } from '../core/registry.ts';
+import { matchTemplate } from '../core/resource.ts';
+import type { Hub } from '../hub.ts';
+import { version } from '../version.ts';
+
+export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
+
+const INSTRUCTIONS =
+  'Switchboard is an MCP hub. Read the resource switchboard://welcome for what is here. ' +
+  'Tools are named domain__action (task__create, system__health). The task board (task__*) is shared by every agent.';
+
+/** The CallToolResult for an outcome: structured content plus its JSON text; failures as isError with the message. */
+export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
+  if (outcome.ok) {
+    if (outcome.raw) {
+      const { content, structuredContent, isError } = outcome.raw;
+      return { content, ...(structuredContent ? { structuredContent } : {}), ...(isError ? { isError: true } : {}) };
+    }
+    const value = outcome.value;
+    if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
+    if (value === undefined) return { content: [] };
+    const text = JSON.stringify(value);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      return { content: [{ type: 'text', text }], structuredContent: value };
+    }
+    return { content: [{ type: 'text', text }] };
+  }
+  const { code, message, details } = outcome.error;
+  return {
+    content: [{ type: 'text', text: message }],
+    isError: true,
+    _meta: { 'switchboard/error': { code, ...(details ? { details } : {}) } },
+  };
+}
+
+/** A minimal context for resource reads and prompt gets (they are not pipeline calls). */
+function readContext(hub: Hub, principal: Principal, transport: TransportKind, signal: AbortSignal): CallContext {
+  return {
+    principal,
+    transport,
+    requestId: crypto.randomUUID(),
+    signal,
+    progress: async () => {},
+    log: async () => {},
+    client: {},
+    services: hub.services,
+  };
+}
+
+export interface McpServerOptions {
+  principal: Principal;
+  transport: TransportKind;
+}
+
+/**
+ * Build one protocol server instance. Cheap by design: handlers close over the hub, so stateless HTTP
+ * can afford one instance per request.
+ */
+export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
+  const { registry } = hub.services;
+  const { principal, transport } = opts;
+  const server = new Server(SERVER_INFO, {
+    capabilities: {
+      tools: { listChanged: true },
+      resources: { listChanged: true, subscribe: true },
+      prompts: { listChanged: true },
+      completions: {},
+      logging: {},
+    },
+    instructions: INSTRUCTIONS,
+  });
+
+  server.setRequestHandler('tools/list', async () => ({
+    tools: registry.list(principal).map((e) => {
+      const { capability: _c, ...tool } = e.tool;
+      return tool as any;
+    }),
+  }));
+
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const client: ClientChannel = {};
+    const caps = server.getClientCapabilities();
+    if (caps?.sampling) client.sample = (params) => ctx.mcpReq.requestSampling(params as any);
+    if (caps?.elicitation) client.elicit = (params) => ctx.mcpReq.elicitInput(params as any);
+    const outcome = await hub.pipeline.call({
+      principal,
+      name: request.params.name,
+      input: request.params.arguments ?? {},
+      transport,
+      signal: ctx.mcpReq.signal,
+      requestId: String(ctx.mcpReq.id),
+      meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+      client,
+      progress:
+        progressToken === undefined
+          ? undefined
+          : (progress, total, message) =>
+              ctx.mcpReq.notify({
+                method: 'notifications/progress',
+                params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+              }),
+      log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
+    });
+    return toCallToolResult(outcome) as any;
+  });
+
+  server.setRequestHandler('resources/list', async () => ({
+    resources: registry.listResources(principal).map((r) => ({
+      uri: r.uri,
+      name: r.name,
+      ...(r.title ? { title: r.title } : {}),
+      ...(r.description ? { description: r.description } : {}),
+      ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+    })),
+  }));
+
+  server.setRequestHandler('resources/templates/list', async () => ({
+    resourceTemplates: registry.listResourceTemplates(principal).map((t) => ({
+      uriTemplate: t.uriTemplate,
+      name: t.name,
+      ...(t.title ? { title: t.title } : {}),
+      ...(t.description ? { description: t.description } : {}),
+      ...(t.mimeType ? { mimeType: t.mimeType } : {}),
+    })),
+  }));
+
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const uri = request.params.uri;
+    const rctx = readContext(hub, principal, transport, ctx.mcpReq.signal);
+    const fixed = registry.getResource(uri);
+    if (fixed && allowed(principal, fixed.roles)) return { contents: (await fixed.read(rctx)) as any };
+    for (const t of registry.listResourceTemplates(principal)) {
+      const vars = matchTemplate(t.uriTemplate, uri);
+      if (vars) return { contents: (await t.read(uri, vars, rctx)) as any };
+    }
+    throw new ProtocolError(ProtocolErrorCode.ResourceNotFound ?? -32002, `Resource not found: ${uri}`, { uri });
+  });
+
+  server.setRequestHandler('resources/subscribe', async () => ({}));
+  server.setRequestHandler('resources/unsubscribe', async () => ({}));
+
+  server.setRequestHandler('prompts/list', async () => ({
+    prompts: registry.listPrompts(principal).map((p) => ({
+      name: p.name,
+      ...(p.title ? { title: p.title } : {}),
+      ...(p.description ? { description: p.description } : {}),
+      ...(p.args
+        ? {
+            arguments: Object.entries(p.args.shape).map(([name, schema]: [string, any]) => ({
+              name,
+              ...(schema.description ? { description: schema.description } : {}),
+              required: !schema.safeParse(undefined).success,
+            })),
+          }
+        : {}),
+    })),
+  }));
+
+  server.setRequestHandler('prompts/get', async (request, ctx) => {
+    const prompt = registry.getPrompt(request.params.name);
+    if (!prompt || !allowed(principal, prompt.roles)) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt '${request.params.name}'. List prompts with prompts/list.`);
+    }
+    const args = request.params.arguments ?? {};
+    if (prompt.args) {
+      const parsed = prompt.args.safeParse(args);
+      if (!parsed.success) {
+        const msg = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for prompt '${prompt.name}': ${msg}`);
+      }
+    }
+    return (await prompt.get(args as Record<string, string>, readContext(hub, principal, transport, ctx.mcpReq.signal))) as any;
+  });
+
+  server.setRequestHandler('completion/complete', async (request) => {
+    const { ref, argument } = request.params;
+    let values: string[] = [];
+    if (ref.type === 'ref/prompt') {
+      const prompt = registry.getPrompt(ref.name);
+      if (prompt?.complete && allowed(principal, prompt.roles)) values = await prompt.complete(argument.name, argument.value);
+    } else if (ref.type === 'ref/resource') {
+      const t = registry.listResourceTemplates(principal).find((x) => x.uriTemplate === ref.uri);
+      if (t?.complete) values = await t.complete(argument.name, argument.value);
+    }
+    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+  });
+
+  return server;
+}

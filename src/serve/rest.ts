@@ -1,0 +1,76 @@
+// The REST face: GET /v1/tools, POST /v1/tools/{name} (body = input), GET /v1/openapi.json and
+// GET /v1/events (SSE). Outcomes map to status codes through the one error table.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BusEvent, Principal } from '../core/context.ts';
+import { type ErrorInfo, httpStatus } from '../core/errors.ts';
+import type { Hub } from '../hub.ts';
+import { buildOpenApi } from './openapi.ts';
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, error: ErrorInfo): void {
+  const headers: Record<string, string> = {};
+  const retry = error.details?.retryAfterMs;
+  if (typeof retry === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retry / 1000)));
+  sendJson(res, httpStatus(error.code), { error }, headers);
+}
+
+export function listTools(hub: Hub, principal: Principal): unknown {
+  return {
+    tools: hub.services.registry.list(principal).map(({ tool }) => ({ ...tool, path: `/v1/tools/${tool.name}` })),
+  };
+}
+
+export async function callTool(hub: Hub, res: ServerResponse, req: IncomingMessage, name: string, input: unknown, principal: Principal): Promise<void> {
+  if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
+    return sendError(res, { code: 'INVALID_REQUEST', message: 'The request body must be a JSON object (the tool input), or empty.' });
+  }
+  const controller = new AbortController();
+  // A client that goes away cancels its call.
+  const onClose = () => {
+    if (!res.writableEnded) controller.abort();
+  };
+  res.on('close', onClose);
+  const outcome = await hub.pipeline.call({
+    principal,
+    name: decodeURIComponent(name),
+    input: input ?? {},
+    transport: 'rest',
+    signal: controller.signal,
+    requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+  });
+  res.off('close', onClose);
+  if (res.destroyed) return;
+  if (!outcome.ok) return sendError(res, outcome.error);
+  if (outcome.raw) {
+    const { content, structuredContent, isError } = outcome.raw;
+    return sendJson(res, isError ? 500 : 200, { content, ...(structuredContent ? { structuredContent } : {}), ...(isError ? { isError } : {}) });
+  }
+  sendJson(res, 200, outcome.value ?? null);
+}
+
+export function openApi(hub: Hub, principal: Principal): unknown {
+  return buildOpenApi(hub.services.registry, principal);
+}
+
+/** Stream bus events as SSE. `?recent=N` first replays the last N stored events. */
+export async function streamEvents(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const recent = Math.min(1000, Math.max(0, Number(url.searchParams.get('recent') ?? 0) || 0));
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.write(': switchboard events\n\n');
+  const write = (event: BusEvent) => {
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  if (recent) for (const { event } of await hub.services.store.events.recent(recent)) write(event);
+  const unsubscribe = hub.services.bus.subscribe(write);
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+  keepAlive.unref();
+  await new Promise<void>((resolve) => res.on('close', resolve));
+  clearInterval(keepAlive);
+  unsubscribe();
+}
