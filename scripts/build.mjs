@@ -12,6 +12,8 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   external: ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream'],
-  banner: { js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);",
+  },
   logLevel: 'warning',
 });

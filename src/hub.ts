@@ -4,12 +4,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import { LiveConfig } from './config/live.ts';
+import { type LoadedConfig, loadConfig } from './config/load.ts';
 import type { Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
-import { LiveConfig } from './config/live.ts';
-import { type LoadedConfig, loadConfig } from './config/load.ts';
 import { InProcessBus } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
@@ -98,7 +98,11 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     store.events.append(event).catch((err) => logger.warn({ err }, 'event log append failed'));
     if (++appended % 100 === 0) store.events.trim(retain).catch(() => {});
   });
-  health.register('store', async () => ((await store.ping()) ? { status: 'healthy', detail: store.kind } : { status: 'unhealthy', detail: `${store.kind} store does not answer` }));
+  health.register('store', async () =>
+    (await store.ping())
+      ? { status: 'healthy', detail: store.kind }
+      : { status: 'unhealthy', detail: `${store.kind} store does not answer` },
+  );
   registry.onChange((kind) => bus.publish({ type: 'registry.changed', kind, at: new Date().toISOString() }));
 
   const stopBuiltins = registerBuiltins(services);

@@ -1,14 +1,14 @@
 // Public API for handler modules and embedders: define capabilities, resources and prompts with the same
 // Zod instance Switchboard uses, and build a hub programmatically.
 export { z } from 'zod';
-export { defineCapability, rawResult } from './core/capability.ts';
 export type { Annotations, Capability, ContentBlock, Policy, RawResult } from './core/capability.ts';
+export { defineCapability, rawResult } from './core/capability.ts';
 export type { CallContext, Principal } from './core/context.ts';
-export { SwitchboardError } from './core/errors.ts';
 export type { ErrorCode } from './core/errors.ts';
+export { SwitchboardError } from './core/errors.ts';
 export { definePrompt, defineResource, defineResourceTemplate } from './core/resource.ts';
-export { createHub } from './hub.ts';
 export type { Hub, HubOptions } from './hub.ts';
+export { createHub } from './hub.ts';
 
 /** Run the `switchboard` CLI (loaded lazily so handler modules importing this package stay light). */
 export async function main(argv?: string[]): Promise<void> {

@@ -14,7 +14,12 @@ function line(event: BusEvent): string {
   return `${pc.dim(time)} ${pc.cyan(type)} ${JSON.stringify(rest)}`;
 }
 
-export async function eventsTail(opts: { url: string; recent?: string; json?: boolean; limit?: string }): Promise<void> {
+export async function eventsTail(opts: {
+  url: string;
+  recent?: string;
+  json?: boolean;
+  limit?: string;
+}): Promise<void> {
   const base = new URL(opts.url);
   base.pathname = `${base.pathname.replace(/\/mcp\/?$/, '').replace(/\/$/, '')}/v1/events`;
   if (opts.recent) base.searchParams.set('recent', opts.recent);
@@ -23,7 +28,9 @@ export async function eventsTail(opts: { url: string; recent?: string; json?: bo
   try {
     res = await fetch(base, { headers: { accept: 'text/event-stream' } });
   } catch (err) {
-    throw new CliError(`Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`);
+    throw new CliError(
+      `Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`,
+    );
   }
   if (!res.ok || !res.body) throw new CliError(`${base} answered ${res.status} ${res.statusText}.`);
   const decoder = new TextDecoder();

@@ -27,7 +27,8 @@ export function parseKeyValues(pairs: string[]): Record<string, unknown> {
 }
 
 export function toolInput(json: string | undefined, pairs: string[]): Record<string, unknown> {
-  if (json !== undefined && pairs.length) throw new CliError('Give the input either as --input JSON or as key=value pairs, not both.', 2);
+  if (json !== undefined && pairs.length)
+    throw new CliError('Give the input either as --input JSON or as key=value pairs, not both.', 2);
   if (json === undefined) return parseKeyValues(pairs);
   let value: unknown;
   try {
@@ -35,6 +36,7 @@ export function toolInput(json: string | undefined, pairs: string[]): Record<str
   } catch (err) {
     throw new CliError(`--input is not valid JSON: ${(err as Error).message}`, 2);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new CliError('--input must be a JSON object, e.g. --input \'{"text":"hi"}\'.', 2);
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new CliError('--input must be a JSON object, e.g. --input \'{"text":"hi"}\'.', 2);
   return value as Record<string, unknown>;
 }

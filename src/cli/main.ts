@@ -9,7 +9,9 @@ import { toolsCall, toolsList } from './tools.ts';
 
 export function buildProgram(): Command {
   const program = new Command('switchboard')
-    .description('One MCP server for your coding agent: typed handlers, a shared task board, and everything else behind one endpoint.')
+    .description(
+      'One MCP server for your coding agent: typed handlers, a shared task board, and everything else behind one endpoint.',
+    )
     .version(version, '-v, --version')
     .option('-C, --cwd <dir>', 'project directory (where .switchboard/ lives)', process.cwd())
     .showHelpAfterError('(run with --help for usage)')
@@ -24,7 +26,10 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind (loopback only until tokens are configured)')
     .option('--port <port>', 'port to listen on (0 = any free port)')
     .option('--handlers <dir...>', 'extra folders of handler modules to load')
-    .addHelpText('after', '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777',
+    )
     .action((o) => serve({ cwd: cwd(), ...o }));
 
   const tools = program.command('tools').description('List and call tools.');
@@ -41,7 +46,10 @@ export function buildProgram(): Command {
     .argument('[pairs...]', 'input as key=value (values are parsed as JSON when they can be)')
     .option('-i, --input <json>', 'input as a JSON object')
     .option('--url <url>', 'call a running Switchboard instead of in-process')
-    .addHelpText('after', '\nExamples:\n  switchboard tools call task.create text="Write the docs" priority=80\n  switchboard tools call task__list --input \'{"status":"pending"}\'')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  switchboard tools call task.create text="Write the docs" priority=80\n  switchboard tools call task__list --input \'{"status":"pending"}\'',
+    )
     .action((name, pairs, o) => toolsCall(name, pairs, { cwd: cwd(), ...o }));
 
   const events = program.command('events').description('Watch what happens.');

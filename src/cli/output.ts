@@ -14,7 +14,8 @@ export class CliError extends Error {
 
 export function fail(err: unknown): never {
   const message = err instanceof Error ? err.message : String(err);
-  const code = err instanceof CliError ? err.exitCode : err instanceof SwitchboardError && err.code === 'INVALID_INPUT' ? 2 : 1;
+  const code =
+    err instanceof CliError ? err.exitCode : err instanceof SwitchboardError && err.code === 'INVALID_INPUT' ? 2 : 1;
   process.stderr.write(`${pc.red('switchboard:')} ${message}\n`);
   process.exit(code);
 }

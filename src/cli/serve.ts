@@ -16,14 +16,16 @@ export interface ServeOptions {
 function parsePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`--port must be an integer from 0 to 65535, got '${value}'.`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    throw new Error(`--port must be an integer from 0 to 65535, got '${value}'.`);
   return n;
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
   const port = parsePort(opts.port);
   const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
-  for (const m of hub.modules) if (!m.ok) process.stderr.write(`${pc.yellow('warning:')} handler module ${m.file}: ${m.error}\n`);
+  for (const m of hub.modules)
+    if (!m.ok) process.stderr.write(`${pc.yellow('warning:')} handler module ${m.file}: ${m.error}\n`);
   if (!opts.http) {
     const stdio = serveMcpStdio(hub);
     const stop = async () => {

@@ -35,11 +35,15 @@ export async function toolsList(opts: { cwd: string; json?: boolean; url?: strin
   }
   if (opts.json) return printJson(tools);
   const table = new Table({ head: ['tool', 'title', 'description'], colWidths: [28, 24, 70], wordWrap: true });
-  for (const t of tools) table.push([t.name, t.title ?? '', (t.description ?? '').split('\n')[0]]);
+  for (const t of tools) table.push([t.name, t.title ?? '', firstSentence(t.description ?? '')]);
   process.stdout.write(`${table.toString()}\n${tools.length} tools\n`);
 }
 
-export async function toolsCall(name: string, pairs: string[], opts: { cwd: string; input?: string; url?: string }): Promise<void> {
+export async function toolsCall(
+  name: string,
+  pairs: string[],
+  opts: { cwd: string; input?: string; url?: string },
+): Promise<void> {
   const input = toolInput(opts.input, pairs);
   let result: Record<string, unknown>;
   if (opts.url) {
@@ -65,4 +69,9 @@ export async function toolsCall(name: string, pairs: string[], opts: { cwd: stri
   for (const c of result.content as { type: string; text?: string }[]) {
     process.stdout.write(c.type === 'text' ? `${c.text}\n` : `${JSON.stringify(c)}\n`);
   }
+}
+
+function firstSentence(text: string): string {
+  const m = /^(.+?[.!?])(\s|$)/s.exec(text.trim());
+  return (m ? m[1] : text).replace(/\s+/g, ' ');
 }

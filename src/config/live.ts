@@ -19,7 +19,10 @@ export class LiveConfig implements ConfigAccess {
   readonly projectFile: string;
   private readonly listeners = new Set<(config: Record<string, unknown>) => void>();
 
-  constructor(loaded: LoadedConfig, private readonly env: NodeJS.ProcessEnv = process.env) {
+  constructor(
+    loaded: LoadedConfig,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.current = loaded.config;
     this.projectRaw = loaded.projectRaw;
     this.userRaw = loaded.userRaw;
@@ -31,7 +34,8 @@ export class LiveConfig implements ConfigAccess {
   }
 
   async replace(next: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
-    if (!isPlain(next)) throw new SwitchboardError('INVALID_INPUT', 'config: expected an object (a whole configuration).');
+    if (!isPlain(next))
+      throw new SwitchboardError('INVALID_INPUT', 'config: expected an object (a whole configuration).');
     const config = validateConfig(expandAll(next, '', this.env), 'system.config set');
     if (opts.persist) this.persist(next);
     this.apply(config);
@@ -39,7 +43,8 @@ export class LiveConfig implements ConfigAccess {
   }
 
   async patch(patch: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
-    if (!isPlain(patch)) throw new SwitchboardError('INVALID_INPUT', 'patch: expected an object (an RFC 7396 merge patch).');
+    if (!isPlain(patch))
+      throw new SwitchboardError('INVALID_INPUT', 'patch: expected an object (an RFC 7396 merge patch).');
     const effective = mergePatch.apply(structuredClone(mergeConfig(this.userRaw, this.projectRaw)), patch) as Raw;
     const config = validateConfig(expandAll(effective, '', this.env), 'system.config patch');
     if (opts.persist) this.persist(mergePatch.apply(structuredClone(this.projectRaw), patch) as Raw);
@@ -60,7 +65,9 @@ export class LiveConfig implements ConfigAccess {
   /** Write the project file atomically (temp file + rename), keeping comments where the file exists. */
   private persist(projectRaw: Raw): void {
     mkdirSync(dirname(this.projectFile), { recursive: true });
-    const text = existsSync(this.projectFile) ? tomlPatch(readFileSync(this.projectFile, 'utf8'), projectRaw) : stringify(projectRaw);
+    const text = existsSync(this.projectFile)
+      ? tomlPatch(readFileSync(this.projectFile, 'utf8'), projectRaw)
+      : stringify(projectRaw);
     const tmp = `${this.projectFile}.${process.pid}.tmp`;
     writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`);
     renameSync(tmp, this.projectFile);

@@ -30,13 +30,18 @@ export function readToml(file: string): Raw {
   } catch (err) {
     if (err instanceof TomlError) {
       const first = err.message.split('\n')[0];
-      throw new SwitchboardError('INVALID_INPUT', `${file}:${err.line}:${err.column}: ${first}`, { file, line: err.line, column: err.column });
+      throw new SwitchboardError('INVALID_INPUT', `${file}:${err.line}:${err.column}: ${first}`, {
+        file,
+        line: err.line,
+        column: err.column,
+      });
     }
     throw err;
   }
 }
 
-const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isPlain = (v: unknown): v is Raw =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 /** Deep merge where `over` wins; arrays of named tables (`[[servers]]`) merge by `name`, project first. */
 export function mergeConfig(base: Raw, over: Raw): Raw {
@@ -87,7 +92,10 @@ export function validateConfig(raw: unknown, origin: string): Config {
   const issues = parsed.error.issues.map((i) => {
     if (i.code === 'unrecognized_keys') {
       const at = i.path.length ? `${i.path.join('.')}.` : '';
-      return { path: i.path.join('.') || '(root)', message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}` };
+      return {
+        path: i.path.join('.') || '(root)',
+        message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}`,
+      };
     }
     return { path: i.path.join('.') || '(root)', message: i.message };
   });

@@ -11,14 +11,24 @@ export const ConfigSchema = z
         host: z.string().default('127.0.0.1'),
         port: port.default(7777),
         /** Largest accepted HTTP request body in bytes (413 above it). */
-        max_body_bytes: z.number().int().min(1024).default(4 * 1024 * 1024),
+        max_body_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(4 * 1024 * 1024),
         /** Extra Host names accepted besides the loopback names and the bound host. */
         allowed_hosts: z.array(z.string()).default([]),
         /** Extra browser Origins accepted (exact origins like `https://app.example.com`). */
         allowed_origins: z.array(z.string()).default([]),
       })
       .strict()
-      .default({ host: '127.0.0.1', port: 7777, max_body_bytes: 4 * 1024 * 1024, allowed_hosts: [], allowed_origins: [] }),
+      .default({
+        host: '127.0.0.1',
+        port: 7777,
+        max_body_bytes: 4 * 1024 * 1024,
+        allowed_hosts: [],
+        allowed_origins: [],
+      }),
     store: z
       .object({
         kind: z.enum(['sqlite']).default('sqlite'),

@@ -41,7 +41,10 @@ export interface RawResult {
  * @example
  * handle: () => rawResult([{ type: 'image', data: PNG_BASE64, mimeType: 'image/png' }])
  */
-export function rawResult(content: ContentBlock[], extra: { structuredContent?: Record<string, unknown>; isError?: boolean } = {}): RawResult {
+export function rawResult(
+  content: ContentBlock[],
+  extra: { structuredContent?: Record<string, unknown>; isError?: boolean } = {},
+): RawResult {
   return { [RAW]: true, content, ...extra };
 }
 
@@ -81,7 +84,9 @@ export interface Capability<I extends z.ZodType = z.ZodType, O extends z.ZodType
  *   handle: ({ text }) => ({ text }),
  * });
  */
-export function defineCapability<I extends z.ZodType, O extends z.ZodType = z.ZodType>(cap: Capability<I, O>): Capability<I, O> {
+export function defineCapability<I extends z.ZodType, O extends z.ZodType = z.ZodType>(
+  cap: Capability<I, O>,
+): Capability<I, O> {
   return cap;
 }
 
@@ -89,5 +94,7 @@ export function defineCapability<I extends z.ZodType, O extends z.ZodType = z.Zo
 export function isCapability(value: unknown): value is Capability {
   if (typeof value !== 'object' || value === null) return false;
   const v = value as Record<string, unknown>;
-  return typeof v.name === 'string' && typeof v.handle === 'function' && typeof v.input === 'object' && v.input !== null;
+  return (
+    typeof v.name === 'string' && typeof v.handle === 'function' && typeof v.input === 'object' && v.input !== null
+  );
 }

@@ -44,18 +44,31 @@ export class SwitchboardError extends Error {
     this.details = details;
   }
   toInfo(): ErrorInfo {
-    return this.details ? { code: this.code, message: this.message, details: this.details } : { code: this.code, message: this.message };
+    return this.details
+      ? { code: this.code, message: this.message, details: this.details }
+      : { code: this.code, message: this.message };
   }
 }
 
 /** Turn anything thrown into an {@link ErrorInfo}; unknown errors become INTERNAL with their message. */
 export function toErrorInfo(err: unknown): ErrorInfo {
   if (err instanceof SwitchboardError) return err.toInfo();
+  // Handler modules may carry their own copy of this package: recognise the shape, not the class.
+  if (isErrorLike(err))
+    return err.details
+      ? { code: err.code, message: err.message, details: err.details }
+      : { code: err.code, message: err.message };
   if (err && typeof err === 'object' && 'name' in err && (err as Error).name === 'AbortError') {
     return { code: 'CANCELLED', message: 'The call was cancelled.' };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'INTERNAL', message: message || 'The capability failed without a message.' };
+}
+
+function isErrorLike(err: unknown): err is { code: ErrorCode; message: string; details?: Record<string, unknown> } {
+  if (!(err instanceof Error) || err.name !== 'SwitchboardError') return false;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code in ERROR_TABLE;
 }
 
 /** HTTP status for an error code. */

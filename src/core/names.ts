@@ -3,9 +3,12 @@
 import { createHash } from 'node:crypto';
 
 export const MAX_TOOL_NAME = 64;
-const CAPABILITY_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)+$/;
+const CAPABILITY_NAME = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-/** Whether `name` is a valid capability name: two or more `[A-Za-z0-9_-]` segments joined by dots. */
+/**
+ * Whether `name` is a valid capability name: `[A-Za-z0-9_-]` segments joined by dots. `domain.action` is the
+ * convention; a single segment (`test_simple_text`) is allowed for fixtures and tools that must keep a fixed name.
+ */
 export function isCapabilityName(name: string): boolean {
   return CAPABILITY_NAME.test(name);
 }
@@ -34,6 +37,9 @@ export function capabilityNameOf(toolName: string): string {
 
 /** Turn an arbitrary source name (plugin, server) into a name segment: `jutsu-typescript` → `jutsu_typescript`. */
 export function toSegment(raw: string): string {
-  const s = raw.replace(/[^A-Za-z0-9_]/g, '_').replace(/_+/g, '_').replace(/^_|_$/g, '');
+  const s = raw
+    .replace(/[^A-Za-z0-9_]/g, '_')
+    .replace(/_+/g, '_')
+    .replace(/^_|_$/g, '');
   return s || 'unnamed';
 }

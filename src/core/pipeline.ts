@@ -41,8 +41,14 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const noopAsync = async () => {};
 
 /** Format Zod issues the way a model can act on: which field, what was expected. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): { message: string; issues: { path: string; message: string }[] } {
-  const list = issues.map((i) => ({ path: i.path.length ? i.path.map(String).join('.') : '(root)', message: i.message }));
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): {
+  message: string;
+  issues: { path: string; message: string }[];
+} {
+  const list = issues.map((i) => ({
+    path: i.path.length ? i.path.map(String).join('.') : '(root)',
+    message: i.message,
+  }));
   return { message: list.map((i) => `${i.path}: ${i.message}`).join('; '), issues: list };
 }
 
@@ -111,7 +117,10 @@ export class Pipeline {
       log:
         req.log ??
         (async (level, data) => {
-          this.services.logger[level === 'warning' ? 'warn' : level === 'notice' ? 'info' : level]({ data }, 'handler log');
+          this.services.logger[level === 'warning' ? 'warn' : level === 'notice' ? 'info' : level](
+            { data },
+            'handler log',
+          );
         }),
       client: req.client ?? {},
       meta: req.meta,
@@ -141,7 +150,8 @@ const execute: Middleware = async (state) => {
   let timedOut = false;
   const onAbort = () => controller.abort(outer?.reason);
   if (outer) {
-    if (outer.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
+    if (outer.aborted)
+      return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
     outer.addEventListener('abort', onAbort, { once: true });
   }
   let timer: NodeJS.Timeout | undefined;
@@ -173,14 +183,29 @@ const execute: Middleware = async (state) => {
       const parsed = capability.output.safeParse(value);
       if (!parsed.success) {
         const { message } = describeIssues(parsed.error.issues);
-        return { ok: false, error: { code: 'INTERNAL', message: `${state.entry.tool.name} returned output that does not match its schema: ${message}` } };
+        return {
+          ok: false,
+          error: {
+            code: 'INTERNAL',
+            message: `${state.entry.tool.name} returned output that does not match its schema: ${message}`,
+          },
+        };
       }
       return { ok: true, value: parsed.data };
     }
     return { ok: true, value };
   } catch (err) {
-    if (timedOut) return { ok: false, error: { code: 'TIMEOUT', message: `${state.entry.tool.name} timed out after ${timeoutMs} ms.`, details: { timeoutMs } } };
-    if (controller.signal.aborted && outer?.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
+    if (timedOut)
+      return {
+        ok: false,
+        error: {
+          code: 'TIMEOUT',
+          message: `${state.entry.tool.name} timed out after ${timeoutMs} ms.`,
+          details: { timeoutMs },
+        },
+      };
+    if (controller.signal.aborted && outer?.aborted)
+      return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
     return { ok: false, error: toErrorInfo(err) };
   } finally {
     clearTimeout(timer);

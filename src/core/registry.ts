@@ -53,7 +53,7 @@ export class Registry {
     if (!isCapabilityName(capability.name)) {
       return {
         ok: false,
-        message: `Invalid capability name '${capability.name}': expected 'domain.action' (segments of letters, digits, '_' or '-', joined by '.').`,
+        message: `Invalid capability name '${capability.name}': expected 'domain.action' (letters, digits, '_' or '-', segments joined by '.').`,
       };
     }
     const tool = toolNameOf(capability.name);
@@ -69,12 +69,19 @@ export class Registry {
     let outputSchema: Record<string, unknown> | undefined;
     try {
       inputSchema = capability.inputJsonSchema ?? jsonSchemaOf(capability.input, 'input');
-      outputSchema = capability.outputJsonSchema ?? (capability.output ? jsonSchemaOf(capability.output, 'output') : undefined);
+      outputSchema =
+        capability.outputJsonSchema ?? (capability.output ? jsonSchemaOf(capability.output, 'output') : undefined);
     } catch (err) {
-      return { ok: false, message: `Capability '${capability.name}': its schema cannot be turned into JSON Schema: ${(err as Error).message}` };
+      return {
+        ok: false,
+        message: `Capability '${capability.name}': its schema cannot be turned into JSON Schema: ${(err as Error).message}`,
+      };
     }
     if (inputSchema.type !== 'object') {
-      return { ok: false, message: `Capability '${capability.name}': input must be a z.object(...) (MCP tool inputs are objects).` };
+      return {
+        ok: false,
+        message: `Capability '${capability.name}': input must be a z.object(...) (MCP tool inputs are objects).`,
+      };
     }
     const annotations = capability.annotations ? { ...capability.annotations } : undefined;
     const entry: Entry = {

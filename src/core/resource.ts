@@ -28,7 +28,11 @@ export interface ResourceTemplateDef {
   description?: string;
   mimeType?: string;
   roles?: string[];
-  read: (uri: string, vars: Record<string, string>, ctx: CallContext) => Promise<ResourceContents[]> | ResourceContents[];
+  read: (
+    uri: string,
+    vars: Record<string, string>,
+    ctx: CallContext,
+  ) => Promise<ResourceContents[]> | ResourceContents[];
   /** Completion of a template variable (MCP `completion/complete`). */
   complete?: (variable: string, value: string) => string[] | Promise<string[]>;
 }
@@ -42,7 +46,12 @@ export interface PromptDef {
   /** Arguments as a Zod object of optional/required strings. */
   args?: z.ZodObject<any>;
   roles?: string[];
-  get: (args: Record<string, string>, ctx: CallContext) => Promise<{ description?: string; messages: PromptMessage[] }> | { description?: string; messages: PromptMessage[] };
+  get: (
+    args: Record<string, string>,
+    ctx: CallContext,
+  ) =>
+    | Promise<{ description?: string; messages: PromptMessage[] }>
+    | { description?: string; messages: PromptMessage[] };
   complete?: (argument: string, value: string) => string[] | Promise<string[]>;
 }
 

@@ -30,7 +30,13 @@ class Series {
       calls: this.calls,
       errors: this.errors,
       inFlight: this.inFlight,
-      latencyMs: { p50: q(0.5), p95: q(0.95), p99: q(0.99), max: round(this.max), mean: this.calls ? round(this.sum / this.calls) : 0 },
+      latencyMs: {
+        p50: q(0.5),
+        p95: q(0.95),
+        p99: q(0.99),
+        max: round(this.max),
+        mean: this.calls ? round(this.sum / this.calls) : 0,
+      },
     };
   }
 }

@@ -7,7 +7,9 @@ export async function readBody(req: IncomingMessage, limit: number): Promise<Buf
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    throw new SwitchboardError('PAYLOAD_TOO_LARGE', `Request body is ${declared} bytes; the limit is ${limit} bytes.`, { limit });
+    throw new SwitchboardError('PAYLOAD_TOO_LARGE', `Request body is ${declared} bytes; the limit is ${limit} bytes.`, {
+      limit,
+    });
   }
   const chunks: Buffer[] = [];
   let size = 0;

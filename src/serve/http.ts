@@ -68,12 +68,21 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     if (path === '/v1/events' && req.method === 'GET') return streamEvents(hub, req, res);
     const m = /^\/v1\/tools\/([^/]+)$/.exec(path);
     if (m) {
-      if (req.method !== 'POST') return sendJson(res, 405, { error: { code: 'INVALID_REQUEST', message: `Use POST ${path} with the input as a JSON body.` } }, { allow: 'POST' });
+      if (req.method !== 'POST')
+        return sendJson(
+          res,
+          405,
+          { error: { code: 'INVALID_REQUEST', message: `Use POST ${path} with the input as a JSON body.` } },
+          { allow: 'POST' },
+        );
       const body = await readJsonOrAnswer(req, res, maxBody, false);
       if (body === ANSWERED) return;
       return callTool(hub, res, req, m[1], body, principal);
     }
-    sendError(res, { code: 'NOT_FOUND', message: `No route ${req.method} ${path}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.` });
+    sendError(res, {
+      code: 'NOT_FOUND',
+      message: `No route ${req.method} ${path}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.`,
+    });
   }
 
   const server = createServer((req, res) => {
@@ -107,7 +116,12 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
 const ANSWERED = Symbol('answered');
 
 /** Read and parse a JSON body; on failure answer the request (413 / 400) and return ANSWERED. */
-async function readJsonOrAnswer(req: IncomingMessage, res: ServerResponse, limit: number, jsonRpc: boolean): Promise<unknown> {
+async function readJsonOrAnswer(
+  req: IncomingMessage,
+  res: ServerResponse,
+  limit: number,
+  jsonRpc: boolean,
+): Promise<unknown> {
   try {
     return parseJson(await readBody(req, limit));
   } catch (err) {

@@ -25,7 +25,11 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   const anonymous: Principal = { id: 'anonymous', roles: ['*'] };
   // The principal rides on the SDK's pass-through authInfo (set on `req.auth` below).
   const modern = createMcpHandler(
-    (ctx) => buildMcpServer(hub, { principal: (ctx.authInfo?.extra?.principal as Principal | undefined) ?? anonymous, transport: 'http' }),
+    (ctx) =>
+      buildMcpServer(hub, {
+        principal: (ctx.authInfo?.extra?.principal as Principal | undefined) ?? anonymous,
+        transport: 'http',
+      }),
     {
       legacy: 'reject',
       maxRequestBodySize: opts.maxBodyBytes,
@@ -46,13 +50,20 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   }
   const sessions = new Map<string, Session>();
 
-  async function handleLegacy(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<void> {
+  async function handleLegacy(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal,
+  ): Promise<void> {
     const sid = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     if (sessionId) {
       const session = sessions.get(sessionId);
-      if (!session) return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
-      if (session.principal.id !== principal.id) return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
+      if (!session)
+        return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
+      if (session.principal.id !== principal.id)
+        return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
       await session.transport.handleRequest(req, res, body);
       return;
     }
@@ -63,7 +74,11 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         onsessioninitialized: (id) => {
           const unsubscribe = hub.services.registry.onChange((kind) => {
             const send =
-              kind === 'tools' ? server.sendToolListChanged() : kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged();
+              kind === 'tools'
+                ? server.sendToolListChanged()
+                : kind === 'resources'
+                  ? server.sendResourceListChanged()
+                  : server.sendPromptListChanged();
             send.catch(() => {});
           });
           sessions.set(id, { transport, principal, unsubscribe });
@@ -80,8 +95,19 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       await transport.handleRequest(req, res, body);
       return;
     }
-    if (req.method === 'POST') return jsonRpcError(res, 400, -32000, 'Bad Request: no Mcp-Session-Id header; send initialize first (or use protocol 2026-07-28, which needs no session).');
-    return jsonRpcError(res, 405, -32000, `Method ${req.method} needs an Mcp-Session-Id header naming an open session.`);
+    if (req.method === 'POST')
+      return jsonRpcError(
+        res,
+        400,
+        -32000,
+        'Bad Request: no Mcp-Session-Id header; send initialize first (or use protocol 2026-07-28, which needs no session).',
+      );
+    return jsonRpcError(
+      res,
+      405,
+      -32000,
+      `Method ${req.method} needs an Mcp-Session-Id header naming an open session.`,
+    );
   }
 
   return {
@@ -89,11 +115,23 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (req.method === 'POST') {
         const probe = new Request('http://localhost/mcp', {
           method: 'POST',
-          headers: Object.entries(req.headers).flatMap(([k, v]) => (v === undefined ? [] : Array.isArray(v) ? v.map((x) => [k, x] as [string, string]) : [[k, v] as [string, string]])),
+          headers: Object.entries(req.headers).flatMap(([k, v]) =>
+            v === undefined
+              ? []
+              : Array.isArray(v)
+                ? v.map((x) => [k, x] as [string, string])
+                : [[k, v] as [string, string]],
+          ),
           body: JSON.stringify(body ?? null),
         });
-        if (await isLegacyRequest(probe, body, { maxRequestBodySize: opts.maxBodyBytes })) return handleLegacy(req, res, body, principal);
-        (req as IncomingMessage & { auth?: unknown }).auth = { token: '', clientId: principal.id, scopes: principal.roles, extra: { principal } };
+        if (await isLegacyRequest(probe, body, { maxRequestBodySize: opts.maxBodyBytes }))
+          return handleLegacy(req, res, body, principal);
+        (req as IncomingMessage & { auth?: unknown }).auth = {
+          token: '',
+          clientId: principal.id,
+          scopes: principal.roles,
+          extra: { principal },
+        };
         return modernNode(req as any, res as any, body);
       }
       return handleLegacy(req, res, body, principal);

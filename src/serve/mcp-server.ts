@@ -103,7 +103,12 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
           : (progress, total, message) =>
               ctx.mcpReq.notify({
                 method: 'notifications/progress',
-                params: { progressToken, progress, ...(total !== undefined ? { total } : {}), ...(message ? { message } : {}) },
+                params: {
+                  progressToken,
+                  progress,
+                  ...(total !== undefined ? { total } : {}),
+                  ...(message ? { message } : {}),
+                },
               }),
       log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
     });
@@ -165,17 +170,26 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const prompt = registry.getPrompt(request.params.name);
     if (!prompt || !allowed(principal, prompt.roles)) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown prompt '${request.params.name}'. List prompts with prompts/list.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown prompt '${request.params.name}'. List prompts with prompts/list.`,
+      );
     }
     const args = request.params.arguments ?? {};
     if (prompt.args) {
       const parsed = prompt.args.safeParse(args);
       if (!parsed.success) {
         const msg = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-        throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid arguments for prompt '${prompt.name}': ${msg}`);
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          `Invalid arguments for prompt '${prompt.name}': ${msg}`,
+        );
       }
     }
-    return (await prompt.get(args as Record<string, string>, readContext(hub, principal, transport, ctx.mcpReq.signal))) as any;
+    return (await prompt.get(
+      args as Record<string, string>,
+      readContext(hub, principal, transport, ctx.mcpReq.signal),
+    )) as any;
   });
 
   server.setRequestHandler('completion/complete', async (request) => {
@@ -183,7 +197,8 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     let values: string[] = [];
     if (ref.type === 'ref/prompt') {
       const prompt = registry.getPrompt(ref.name);
-      if (prompt?.complete && allowed(principal, prompt.roles)) values = await prompt.complete(argument.name, argument.value);
+      if (prompt?.complete && allowed(principal, prompt.roles))
+        values = await prompt.complete(argument.name, argument.value);
     } else if (ref.type === 'ref/resource') {
       const t = registry.listResourceTemplates(principal).find((x) => x.uriTemplate === ref.uri);
       if (t?.complete) values = await t.complete(argument.name, argument.value);

@@ -24,7 +24,11 @@ export function serveMcpStdio(hub: Hub): StdioHandle {
       unsubscribers.push(
         hub.services.registry.onChange((kind) => {
           const send =
-            kind === 'tools' ? server.sendToolListChanged() : kind === 'resources' ? server.sendResourceListChanged() : server.sendPromptListChanged();
+            kind === 'tools'
+              ? server.sendToolListChanged()
+              : kind === 'resources'
+                ? server.sendResourceListChanged()
+                : server.sendPromptListChanged();
           send.catch(() => {});
         }),
       );

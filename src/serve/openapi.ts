@@ -1,7 +1,8 @@
 // OpenAPI 3.1 for the REST face, generated from the same registry descriptors (and so the same Zod
 // schemas) that MCP advertises — never written by hand.
-import { ERROR_TABLE } from '../core/errors.ts';
+
 import type { Principal } from '../core/context.ts';
+import { ERROR_TABLE } from '../core/errors.ts';
 import type { Registry } from '../core/registry.ts';
 import { version } from '../version.ts';
 
@@ -12,14 +13,28 @@ export function buildOpenApi(registry: Registry, principal: Principal): Record<s
       get: {
         operationId: 'listTools',
         summary: 'List the tools the caller may call.',
-        responses: { '200': { description: 'Tool descriptors', content: { 'application/json': { schema: { type: 'object' } } } } },
+        responses: {
+          '200': { description: 'Tool descriptors', content: { 'application/json': { schema: { type: 'object' } } } },
+        },
       },
     },
     '/v1/events': {
-      get: { operationId: 'streamEvents', summary: 'Server-sent events: one per call and hub change.', responses: { '200': { description: 'text/event-stream' } } },
+      get: {
+        operationId: 'streamEvents',
+        summary: 'Server-sent events: one per call and hub change.',
+        responses: { '200': { description: 'text/event-stream' } },
+      },
     },
-    '/healthz': { get: { operationId: 'healthz', summary: 'Liveness.', responses: { '200': { description: 'alive' } } } },
-    '/readyz': { get: { operationId: 'readyz', summary: 'Readiness (store answers).', responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } } } },
+    '/healthz': {
+      get: { operationId: 'healthz', summary: 'Liveness.', responses: { '200': { description: 'alive' } } },
+    },
+    '/readyz': {
+      get: {
+        operationId: 'readyz',
+        summary: 'Readiness (store answers).',
+        responses: { '200': { description: 'ready' }, '503': { description: 'not ready' } },
+      },
+    },
   };
   for (const { tool, capability } of registry.list(principal)) {
     const status: Record<string, unknown> = {
@@ -45,7 +60,11 @@ export function buildOpenApi(registry: Registry, principal: Principal): Record<s
   }
   return {
     openapi: '3.1.0',
-    info: { title: 'Switchboard REST API', version, description: 'Every capability as POST /v1/tools/{name}; the body is the input.' },
+    info: {
+      title: 'Switchboard REST API',
+      version,
+      description: 'Every capability as POST /v1/tools/{name}; the body is the input.',
+    },
     paths,
     components: {
       responses: {
@@ -60,7 +79,11 @@ export function buildOpenApi(registry: Registry, principal: Principal): Record<s
                   error: {
                     type: 'object',
                     required: ['code', 'message'],
-                    properties: { code: { type: 'string', enum: Object.keys(ERROR_TABLE) }, message: { type: 'string' }, details: { type: 'object' } },
+                    properties: {
+                      code: { type: 'string', enum: Object.keys(ERROR_TABLE) },
+                      message: { type: 'string' },
+                      details: { type: 'object' },
+                    },
                   },
                 },
               },

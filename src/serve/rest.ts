@@ -6,9 +6,18 @@ import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { buildOpenApi } from './openapi.ts';
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -25,9 +34,19 @@ export function listTools(hub: Hub, principal: Principal): unknown {
   };
 }
 
-export async function callTool(hub: Hub, res: ServerResponse, req: IncomingMessage, name: string, input: unknown, principal: Principal): Promise<void> {
+export async function callTool(
+  hub: Hub,
+  res: ServerResponse,
+  req: IncomingMessage,
+  name: string,
+  input: unknown,
+  principal: Principal,
+): Promise<void> {
   if (input !== undefined && (typeof input !== 'object' || input === null || Array.isArray(input))) {
-    return sendError(res, { code: 'INVALID_REQUEST', message: 'The request body must be a JSON object (the tool input), or empty.' });
+    return sendError(res, {
+      code: 'INVALID_REQUEST',
+      message: 'The request body must be a JSON object (the tool input), or empty.',
+    });
   }
   const controller = new AbortController();
   // A client that goes away cancels its call.
@@ -48,7 +67,11 @@ export async function callTool(hub: Hub, res: ServerResponse, req: IncomingMessa
   if (!outcome.ok) return sendError(res, outcome.error);
   if (outcome.raw) {
     const { content, structuredContent, isError } = outcome.raw;
-    return sendJson(res, isError ? 500 : 200, { content, ...(structuredContent ? { structuredContent } : {}), ...(isError ? { isError } : {}) });
+    return sendJson(res, isError ? 500 : 200, {
+      content,
+      ...(structuredContent ? { structuredContent } : {}),
+      ...(isError ? { isError } : {}),
+    });
   }
   sendJson(res, 200, outcome.value ?? null);
 }
@@ -61,7 +84,12 @@ export function openApi(hub: Hub, principal: Principal): unknown {
 export async function streamEvents(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const recent = Math.min(1000, Math.max(0, Number(url.searchParams.get('recent') ?? 0) || 0));
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'x-accel-buffering': 'no' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
   res.write(': switchboard events\n\n');
   const write = (event: BusEvent) => {
     res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);

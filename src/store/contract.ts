@@ -31,7 +31,9 @@ export interface NewTask {
   metadata?: Record<string, unknown> | null;
 }
 
-export type TaskPatch = Partial<Pick<Task, 'text' | 'priority' | 'status' | 'type' | 'metadata' | 'assignedTo' | 'result' | 'error' | 'completedAt'>>;
+export type TaskPatch = Partial<
+  Pick<Task, 'text' | 'priority' | 'status' | 'type' | 'metadata' | 'assignedTo' | 'result' | 'error' | 'completedAt'>
+>;
 
 export interface TaskFilter {
   status?: TaskStatus[];

@@ -23,6 +23,7 @@ export async function testHub(opts: Partial<HubOptions> = {}): Promise<TestHub> 
   const hub = await createHub({ logger: createLogger('silent'), ...opts, cwd: dir, env });
   const call = (name: string, input: unknown = {}, principal: Principal = ADMIN) =>
     hub.pipeline.call({ principal, name, input, transport: 'cli' });
+  const closeHub = hub.close.bind(hub);
   return Object.assign(hub, {
     dir,
     call,
@@ -32,7 +33,7 @@ export async function testHub(opts: Partial<HubOptions> = {}): Promise<TestHub> 
       return out.value as any;
     },
     async close() {
-      await hub.close();
+      await closeHub();
       if (!opts.cwd) rmSync(dir, { recursive: true, force: true });
     },
   });

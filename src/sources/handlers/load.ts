@@ -19,13 +19,28 @@ export interface ModuleReport {
 const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 
 function isResource(v: unknown): v is ResourceDef {
-  return typeof v === 'object' && v !== null && typeof (v as ResourceDef).uri === 'string' && typeof (v as ResourceDef).read === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ResourceDef).uri === 'string' &&
+    typeof (v as ResourceDef).read === 'function'
+  );
 }
 function isTemplate(v: unknown): v is ResourceTemplateDef {
-  return typeof v === 'object' && v !== null && typeof (v as ResourceTemplateDef).uriTemplate === 'string' && typeof (v as ResourceTemplateDef).read === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as ResourceTemplateDef).uriTemplate === 'string' &&
+    typeof (v as ResourceTemplateDef).read === 'function'
+  );
 }
 function isPrompt(v: unknown): v is PromptDef {
-  return typeof v === 'object' && v !== null && typeof (v as PromptDef).name === 'string' && typeof (v as PromptDef).get === 'function';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as PromptDef).name === 'string' &&
+    typeof (v as PromptDef).get === 'function'
+  );
 }
 
 /** Import one module; TypeScript goes through tsx's loader (loaded only when a .ts file is present). */
@@ -77,8 +92,13 @@ export async function loadModule(file: string, registry: Registry): Promise<Modu
       else if (isPrompt(t)) registry.addPrompt(t);
     }
   });
-  if (things.length === 0) errors.push('exports nothing Switchboard can use: export capabilities made with defineCapability (default or named exports).');
-  return errors.length ? { file, ok: false, capabilities: names, error: errors.join(' ') } : { file, ok: true, capabilities: names };
+  if (things.length === 0)
+    errors.push(
+      'exports nothing Switchboard can use: export capabilities made with defineCapability (default or named exports).',
+    );
+  return errors.length
+    ? { file, ok: false, capabilities: names, error: errors.join(' ') }
+    : { file, ok: true, capabilities: names };
 }
 
 /** Load every module in the given folders, in name order. Missing folders are skipped silently. */
@@ -87,12 +107,19 @@ export async function loadHandlerModules(dirs: string[], registry: Registry, log
   for (const dir of dirs) {
     if (!existsSync(dir)) continue;
     const files = readdirSync(dir)
-      .filter((f) => EXTENSIONS.some((e) => f.endsWith(e)) && !f.endsWith('.d.ts') && !f.startsWith('_') && !f.startsWith('.'))
+      .filter(
+        (f) =>
+          EXTENSIONS.some((e) => f.endsWith(e)) && !f.endsWith('.d.ts') && !f.startsWith('_') && !f.startsWith('.'),
+      )
       .sort();
     for (const f of files) {
       const report = await loadModule(join(dir, f), registry);
       if (report.ok) logger.debug({ file: report.file, capabilities: report.capabilities }, 'handler module loaded');
-      else logger.error({ file: report.file, error: report.error }, `handler module ${report.file} failed to load: ${report.error}`);
+      else
+        logger.error(
+          { file: report.file, error: report.error },
+          `handler module ${report.file} failed to load: ${report.error}`,
+        );
       reports.push(report);
     }
   }

@@ -1,0 +1,27 @@
+// system.health: the hub's own health and that of each component (store, later upstream servers).
+// The worst component status is the hub's status, so one glance tells a caller whether to proceed.
+import { z } from 'zod';
+import { defineCapability } from '../../../core/capability.ts';
+
+const StatusSchema = z.enum(['healthy', 'degraded', 'unhealthy']);
+
+/** `system.health` — run every registered health check. */
+export const systemHealth = defineCapability({
+  name: 'system.health',
+  title: 'Hub health',
+  description:
+    "Check whether Switchboard and its components (store, connected servers) are working. Returns an overall status ('healthy', 'degraded' or 'unhealthy'), one entry per component with a detail, the uptime and this hub's instance id. Call it when other tools fail unexpectedly.",
+  input: z.object({}),
+  output: z.object({
+    status: StatusSchema,
+    services: z.record(z.string(), z.object({ status: StatusSchema, detail: z.string().optional() })),
+    uptimeMs: z.number().int().nonnegative(),
+    instanceId: z.string(),
+  }),
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  handle: async (_input, ctx) => {
+    const { health, startedAt, instanceId } = ctx.services;
+    const report = await health.run();
+    return { ...report, uptimeMs: Math.max(0, Date.now() - startedAt.getTime()), instanceId };
+  },
+});

@@ -1,0 +1,46 @@
+// task.create: put a new task on the shared board, pending until someone assigns it.
+// The board is shared by every agent and instance connected to this hub (and to hubs sharing its store).
+import { z } from 'zod';
+import { defineCapability } from '../../../core/capability.ts';
+import { announce, MetadataSchema, TaskSchema } from './shared.ts';
+
+/** `task.create` — add a pending task to the board. */
+export const taskCreate = defineCapability({
+  name: 'task.create',
+  title: 'Create task',
+  description:
+    'Create a task on the shared task board, visible to every agent using this hub. It starts as pending; hand it to a registered instance with task.assign. Returns the new task with its id (e.g. t-01jd3m8x2k4f9qzr). Use priority to order work (higher first in task.list) and type/metadata to let others filter and act on it.',
+  input: z.strictObject({
+    text: z
+      .string()
+      .min(1)
+      .max(500)
+      .describe('What needs doing, stated so another agent can act on it without context (1-500 characters).'),
+    priority: z
+      .number()
+      .int()
+      .min(0)
+      .max(100)
+      .default(50)
+      .describe('0 (lowest) to 100 (highest); default 50. task.list returns higher priorities first.'),
+    type: z
+      .string()
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Category to filter by in task.list, e.g. 'bug', 'review', 'docs'."),
+    metadata: MetadataSchema.optional().describe('Any JSON object to keep with the task: file paths, links, ids.'),
+  }),
+  output: TaskSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  handle: async ({ text, priority, type, metadata }, ctx) => {
+    const task = await ctx.services.store.tasks.create({
+      text,
+      priority,
+      type: type ?? null,
+      metadata: metadata ?? null,
+    });
+    announce(ctx.services, task, 'create');
+    return task;
+  },
+});

@@ -1,0 +1,643 @@
+// The embedded Store: one SQLite file (WAL) holding tasks, instances and the event log — the default on one machine.
+// Several hub processes may share the file: writes take the lock up front (BEGIN IMMEDIATE) and wait up to busy_timeout.
+import Database from 'better-sqlite3';
+import type { BusEvent } from '../core/context.ts';
+import { SwitchboardError } from '../core/errors.ts';
+import {
+  type EventLog,
+  type Instance,
+  type InstanceStore,
+  type NewTask,
+  type Store,
+  type StoredEvent,
+  TASK_STATUSES,
+  type Task,
+  type TaskFilter,
+  type TaskPage,
+  type TaskPatch,
+  type TaskStatus,
+  type TaskStore,
+  type TaskUpdateResult,
+} from './contract.ts';
+
+type Db = Database.Database;
+type Statement = Database.Statement;
+
+/** Page size when a caller gives none, and the largest page a caller may ask for. */
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: never edit a
+ * released step, add a new one (a file opened by an older Switchboard must still describe itself correctly).
+ */
+const MIGRATIONS: readonly string[] = [
+  // 1: tasks, instances, events. STRICT tables and CHECKs so a bug elsewhere cannot store a malformed row.
+  `
+  CREATE TABLE tasks (
+    id           TEXT PRIMARY KEY,
+    text         TEXT NOT NULL,
+    priority     INTEGER NOT NULL,
+    status       TEXT NOT NULL CHECK (status IN ('pending', 'assigned', 'in_progress', 'completed', 'failed')),
+    type         TEXT,
+    metadata     TEXT CHECK (metadata IS NULL OR json_valid(metadata)),
+    assigned_to  TEXT,
+    result       TEXT CHECK (result IS NULL OR json_valid(result)),
+    error        TEXT,
+    created_at   TEXT NOT NULL,
+    updated_at   TEXT NOT NULL,
+    completed_at TEXT,
+    version      INTEGER NOT NULL
+  ) STRICT;
+  -- The list order; the status variant serves the common "pending work" query without a sort.
+  CREATE INDEX tasks_by_order ON tasks (priority DESC, created_at, id);
+  CREATE INDEX tasks_by_status ON tasks (status, priority DESC, created_at, id);
+  CREATE INDEX tasks_by_assignee ON tasks (assigned_to, status) WHERE assigned_to IS NOT NULL;
+
+  CREATE TABLE instances (
+    id            TEXT PRIMARY KEY,
+    roles         TEXT NOT NULL CHECK (json_valid(roles)),
+    registered_at TEXT NOT NULL,
+    last_seen_at  TEXT NOT NULL,
+    expires_at    INTEGER NOT NULL
+  ) STRICT;
+  CREATE INDEX instances_by_expiry ON instances (expires_at);
+
+  -- AUTOINCREMENT so a sequence number is never reused after trim: readers use seq as a resume point.
+  CREATE TABLE events (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+    type TEXT NOT NULL,
+    data TEXT NOT NULL CHECK (json_valid(data))
+  ) STRICT;
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+// --- ids ---------------------------------------------------------------------------------------------------------
+
+const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
+const RANDOM_SPACE = 2 ** 30;
+let lastIdTime = 0;
+let lastIdRandom = 0;
+
+function base32(value: number, length: number): string {
+  let out = '';
+  let v = value;
+  for (let i = 0; i < length; i++) {
+    out = CROCKFORD[v % 32] + out;
+    v = Math.floor(v / 32);
+  }
+  return out;
+}
+
+/**
+ * A short, time-sortable task id: `t-` + 10 chars of milliseconds + 6 random chars (ULID-like, lower case).
+ * Monotonic within a process — the same millisecond increments the random part, a clock step back reuses the
+ * last time — so ids and `createdAt` never go backwards and the list order equals creation order.
+ *
+ * @example
+ * const { id, time } = newTaskId(); // id: 't-01jd3m8x2k4f9qzr', time: 1731500000000
+ */
+export function newTaskId(now = Date.now()): { id: string; time: number } {
+  if (now > lastIdTime) {
+    lastIdTime = now;
+    lastIdRandom = Math.floor(Math.random() * RANDOM_SPACE);
+  } else if (++lastIdRandom >= RANDOM_SPACE) {
+    // 2^30 ids in one millisecond cannot happen in practice; borrow the next millisecond to stay monotonic.
+    lastIdTime++;
+    lastIdRandom = 0;
+  }
+  return { id: `t-${base32(lastIdTime, 10)}${base32(lastIdRandom, 6)}`, time: lastIdTime };
+}
+
+// --- validation: reject bad input before it reaches a statement ----------------------------------------------------
+
+function invalid(message: string): never {
+  throw new SwitchboardError('INVALID_INPUT', message);
+}
+
+function checkString(
+  value: unknown,
+  field: string,
+  opts: { nullable?: boolean; nonEmpty?: boolean } = {},
+): string | null {
+  if (value === null && opts.nullable) return null;
+  if (typeof value !== 'string')
+    invalid(`${field} must be a string${opts.nullable ? ' or null' : ''}, got ${describe(value)}.`);
+  if (opts.nonEmpty && value.length === 0) invalid(`${field} must not be empty.`);
+  return value;
+}
+
+function checkInt(value: unknown, field: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    const range = min === Number.MIN_SAFE_INTEGER ? '' : ` between ${min} and ${max}`;
+    invalid(`${field} must be an integer${range}, got ${describe(value)}.`);
+  }
+  return value;
+}
+
+function checkStatus(value: unknown, field: string): TaskStatus {
+  if (!TASK_STATUSES.includes(value as TaskStatus)) {
+    invalid(`${field} must be one of ${TASK_STATUSES.join(', ')}, got ${describe(value)}.`);
+  }
+  return value as TaskStatus;
+}
+
+function checkStatuses(value: unknown, field: string): TaskStatus[] {
+  if (!Array.isArray(value)) invalid(`${field} must be an array of statuses, got ${describe(value)}.`);
+  return [...new Set(value.map((s, i) => checkStatus(s, `${field}[${i}]`)))];
+}
+
+/** Serialise a JSON column; throws INVALID_INPUT for values JSON cannot hold (cycles, BigInt, functions). */
+function toJson(value: unknown, field: string): string | null {
+  if (value === undefined || value === null) return null;
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    invalid(`${field} must be JSON-serialisable: ${(err as Error).message}.`);
+  }
+  if (text === undefined) invalid(`${field} must be JSON-serialisable, got ${describe(value)}.`);
+  return text;
+}
+
+function checkMetadata(value: unknown): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value))
+    invalid(`metadata must be an object or null, got ${describe(value)}.`);
+  return toJson(value, 'metadata');
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return typeof value;
+}
+
+// --- tasks -------------------------------------------------------------------------------------------------------
+
+interface TaskRow {
+  id: string;
+  text: string;
+  priority: number;
+  status: TaskStatus;
+  type: string | null;
+  metadata: string | null;
+  assigned_to: string | null;
+  result: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  version: number;
+}
+
+function toTask(row: TaskRow): Task {
+  return {
+    id: row.id,
+    text: row.text,
+    priority: row.priority,
+    status: row.status,
+    type: row.type,
+    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    assignedTo: row.assigned_to,
+    result: row.result === null ? null : JSON.parse(row.result),
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+    version: row.version,
+  };
+}
+
+/** Patch field → column, with the check that keeps the column well-formed. */
+const PATCH_COLUMNS: { [K in keyof Required<TaskPatch>]: (v: unknown) => Partial<TaskRow> } = {
+  text: (v) => ({ text: checkString(v, 'text', { nonEmpty: true })! }),
+  priority: (v) => ({ priority: checkInt(v, 'priority') }),
+  status: (v) => ({ status: checkStatus(v, 'status') }),
+  type: (v) => ({ type: checkString(v, 'type', { nullable: true }) }),
+  metadata: (v) => ({ metadata: checkMetadata(v) }),
+  assignedTo: (v) => ({ assigned_to: checkString(v, 'assignedTo', { nullable: true }) }),
+  result: (v) => ({ result: toJson(v, 'result') }),
+  error: (v) => ({ error: checkString(v, 'error', { nullable: true }) }),
+  completedAt: (v) => ({ completed_at: checkString(v, 'completedAt', { nullable: true }) }),
+};
+
+/** Keyset position of a row in the list order. Opaque to callers: base64url of `{p, c, i}`. */
+interface Cursor {
+  p: number;
+  c: string;
+  i: string;
+}
+
+function encodeCursor(row: TaskRow): string {
+  return Buffer.from(JSON.stringify({ p: row.priority, c: row.created_at, i: row.id } satisfies Cursor)).toString(
+    'base64url',
+  );
+}
+
+function decodeCursor(cursor: unknown): Cursor {
+  const fail = (): never =>
+    invalid(
+      `cursor ${describe(cursor)} is not a cursor this store issued. Pass the nextCursor of the previous page unchanged, or omit cursor to start from the first page.`,
+    );
+  // Buffer.from(…, 'base64url') skips characters it does not know, so check the alphabet first.
+  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,1000}$/.test(cursor)) return fail();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return fail();
+  }
+  const c = parsed as Partial<Cursor> | null;
+  if (!c || typeof c !== 'object' || !Number.isSafeInteger(c.p) || typeof c.c !== 'string' || typeof c.i !== 'string')
+    return fail();
+  return { p: c.p as number, c: c.c, i: c.i };
+}
+
+class SqliteTasks implements TaskStore {
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly write: Statement;
+  private readonly release: Statement;
+  /** List statements by filter shape: a bounded set (statuses × assignee × type × cursor), each prepared once. */
+  private readonly lists = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly live: () => void,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version)
+       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version)`,
+    );
+    this.byId = db.prepare('SELECT * FROM tasks WHERE id = ?');
+    this.write = db.prepare(
+      `UPDATE tasks SET text = @text, priority = @priority, status = @status, type = @type, metadata = @metadata,
+         assigned_to = @assigned_to, result = @result, error = @error, updated_at = @updated_at,
+         completed_at = @completed_at, version = @version
+       WHERE id = @id AND version = @expected`,
+    );
+    this.release = db.prepare(
+      `UPDATE tasks SET status = 'pending', assigned_to = NULL, updated_at = @now, version = version + 1
+       WHERE assigned_to = @instance AND status IN ('assigned', 'in_progress')
+       RETURNING id`,
+    );
+  }
+
+  async create(task: NewTask): Promise<Task> {
+    this.live();
+    if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
+    const text = checkString(task.text, 'text', { nonEmpty: true })!;
+    const priority = checkInt(task.priority, 'priority');
+    const type = task.type === undefined ? null : checkString(task.type, 'type', { nullable: true });
+    const metadata = checkMetadata(task.metadata);
+    const { id, time } = newTaskId();
+    const at = new Date(time).toISOString();
+    const row: TaskRow = {
+      id,
+      text,
+      priority,
+      status: 'pending',
+      type,
+      metadata,
+      assigned_to: null,
+      result: null,
+      error: null,
+      created_at: at,
+      updated_at: at,
+      completed_at: null,
+      version: 1,
+    };
+    this.insert.run(row);
+    return toTask(row);
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    this.live();
+    if (typeof id !== 'string') return undefined;
+    const row = this.byId.get(id) as TaskRow | undefined;
+    return row && toTask(row);
+  }
+
+  async list(filter: TaskFilter = {}): Promise<TaskPage> {
+    this.live();
+    if (typeof filter !== 'object' || filter === null) invalid(`filter must be an object, got ${describe(filter)}.`);
+    // An empty status list means "no status filter", like an absent one.
+    const statuses = filter.status === undefined ? [] : checkStatuses(filter.status, 'status');
+    const assignedTo = filter.assignedTo === undefined ? undefined : checkString(filter.assignedTo, 'assignedTo')!;
+    const type = filter.type === undefined ? undefined : checkString(filter.type, 'type')!;
+    const limit = filter.limit === undefined ? DEFAULT_PAGE_SIZE : checkInt(filter.limit, 'limit', 1, MAX_PAGE_SIZE);
+    const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+
+    const params: Record<string, unknown> = { limit: limit + 1 };
+    statuses.forEach((s, i) => {
+      params[`s${i}`] = s;
+    });
+    if (assignedTo !== undefined) params.assignedTo = assignedTo;
+    if (type !== undefined) params.type = type;
+    if (after) Object.assign(params, { p: after.p, c: after.c, i: after.i });
+
+    const shape = `${statuses.length}:${assignedTo !== undefined}:${type !== undefined}:${after !== undefined}`;
+    let stmt = this.lists.get(shape);
+    if (!stmt) {
+      const where: string[] = [];
+      if (statuses.length) where.push(`status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`);
+      if (assignedTo !== undefined) where.push('assigned_to = @assignedTo');
+      if (type !== undefined) where.push('type = @type');
+      // Keyset "after (p, c, i)" in the order (priority DESC, created_at, id). The leading `priority <= @p`
+      // is redundant logically but gives the planner a range to seek to instead of scanning from the top.
+      if (after) where.push('priority <= @p AND (priority < @p OR created_at > @c OR (created_at = @c AND id > @i))');
+      stmt = this.db.prepare(
+        `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY priority DESC, created_at ASC, id ASC LIMIT @limit`,
+      );
+      this.lists.set(shape, stmt);
+    }
+    // One row more than asked tells whether another page exists, so the last page has no cursor.
+    const rows = stmt.all(params) as TaskRow[];
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    return { tasks: rows.map(toTask), nextCursor: more ? encodeCursor(rows[rows.length - 1]) : null };
+  }
+
+  async update(id: string, patch: TaskPatch, opts: { from?: readonly TaskStatus[] } = {}): Promise<TaskUpdateResult> {
+    this.live();
+    if (typeof id !== 'string') return { ok: false, reason: 'not_found' };
+    if (!patch || typeof patch !== 'object') invalid(`patch must be an object, got ${describe(patch)}.`);
+    // Validate every field before the transaction: a bad field must not leave a half-applied change.
+    const changes: Partial<TaskRow> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      // hasOwn, not a plain lookup: a key like 'toString' must not reach Object.prototype.
+      const column = Object.hasOwn(PATCH_COLUMNS, key) ? PATCH_COLUMNS[key as keyof TaskPatch] : undefined;
+      if (!column)
+        invalid(
+          `'${key}' is not a task field that can be changed; use one of ${Object.keys(PATCH_COLUMNS).join(', ')}.`,
+        );
+      Object.assign(changes, column(value));
+    }
+    const from = opts.from === undefined ? undefined : checkStatuses(opts.from, 'from');
+
+    // IMMEDIATE takes the write lock before the read, so the check and the write see the same row even when
+    // another process shares the file.
+    return this.db
+      .transaction((): TaskUpdateResult => {
+        const row = this.byId.get(id) as TaskRow | undefined;
+        if (!row) return { ok: false, reason: 'not_found' };
+        if (from && !from.includes(row.status)) return { ok: false, reason: 'conflict', task: toTask(row) };
+        const next: TaskRow = { ...row, ...changes, updated_at: new Date().toISOString(), version: row.version + 1 };
+        this.write.run({ ...next, expected: row.version });
+        return { ok: true, task: toTask(next) };
+      })
+      .immediate();
+  }
+
+  async releaseInstance(instanceId: string): Promise<string[]> {
+    this.live();
+    checkString(instanceId, 'instanceId');
+    const rows = this.release.all({ instance: instanceId, now: new Date().toISOString() }) as { id: string }[];
+    return rows.map((r) => r.id).sort();
+  }
+}
+
+// --- instances ---------------------------------------------------------------------------------------------------
+
+interface InstanceRow {
+  id: string;
+  roles: string;
+  registered_at: string;
+  last_seen_at: string;
+  expires_at: number;
+}
+
+function toInstance(row: InstanceRow): Instance {
+  return {
+    id: row.id,
+    roles: JSON.parse(row.roles),
+    registeredAt: row.registered_at,
+    lastSeenAt: row.last_seen_at,
+    expiresAt: row.expires_at,
+  };
+}
+
+class SqliteInstances implements InstanceStore {
+  private readonly upsert: Statement;
+  private readonly touch: Statement;
+  private readonly byId: Statement;
+  private readonly all: Statement;
+  private readonly purge: Statement;
+
+  constructor(
+    db: Db,
+    private readonly live: () => void,
+  ) {
+    // Registering again refreshes the lease and replaces roles; registeredAt survives unless the old lease had
+    // already ended (then it is a new registration that merely reuses the id).
+    this.upsert = db.prepare(
+      `INSERT INTO instances (id, roles, registered_at, last_seen_at, expires_at)
+       VALUES (@id, @roles, @now, @now, @expiresAt)
+       ON CONFLICT (id) DO UPDATE SET
+         roles = excluded.roles,
+         last_seen_at = excluded.last_seen_at,
+         expires_at = excluded.expires_at,
+         registered_at = CASE WHEN instances.expires_at < @nowMs THEN excluded.registered_at ELSE instances.registered_at END
+       RETURNING *`,
+    );
+    this.touch = db.prepare(
+      `UPDATE instances SET last_seen_at = @now, expires_at = @expiresAt
+       WHERE id = @id AND expires_at >= @nowMs
+       RETURNING *`,
+    );
+    this.byId = db.prepare('SELECT * FROM instances WHERE id = ?');
+    this.all = db.prepare('SELECT * FROM instances ORDER BY id');
+    this.purge = db.prepare('DELETE FROM instances WHERE expires_at < ? RETURNING id');
+  }
+
+  async register(id: string, roles: string[], ttlMs: number): Promise<Instance> {
+    this.live();
+    checkString(id, 'id', { nonEmpty: true });
+    if (!Array.isArray(roles)) invalid(`roles must be an array of strings, got ${describe(roles)}.`);
+    for (const [i, r] of roles.entries()) checkString(r, `roles[${i}]`);
+    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    const nowMs = Date.now();
+    const row = this.upsert.get({
+      id,
+      roles: JSON.stringify(roles),
+      now: new Date(nowMs).toISOString(),
+      nowMs,
+      expiresAt: nowMs + ttl,
+    }) as InstanceRow;
+    return toInstance(row);
+  }
+
+  async heartbeat(id: string, ttlMs: number): Promise<Instance | undefined> {
+    this.live();
+    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    if (typeof id !== 'string') return undefined;
+    const nowMs = Date.now();
+    const row = this.touch.get({ id, now: new Date(nowMs).toISOString(), nowMs, expiresAt: nowMs + ttl }) as
+      | InstanceRow
+      | undefined;
+    return row && toInstance(row);
+  }
+
+  async get(id: string): Promise<Instance | undefined> {
+    this.live();
+    if (typeof id !== 'string') return undefined;
+    const row = this.byId.get(id) as InstanceRow | undefined;
+    return row && toInstance(row);
+  }
+
+  async list(): Promise<Instance[]> {
+    this.live();
+    return (this.all.all() as InstanceRow[]).map(toInstance);
+  }
+
+  async expire(now: number): Promise<string[]> {
+    this.live();
+    if (typeof now !== 'number' || !Number.isFinite(now))
+      invalid(`now must be epoch milliseconds, got ${describe(now)}.`);
+    return (this.purge.all(now) as { id: string }[]).map((r) => r.id).sort();
+  }
+}
+
+// --- events ------------------------------------------------------------------------------------------------------
+
+class SqliteEvents implements EventLog {
+  private readonly insert: Statement;
+  private readonly newest: Statement;
+  private readonly drop: Statement;
+
+  constructor(
+    db: Db,
+    private readonly live: () => void,
+  ) {
+    this.insert = db.prepare('INSERT INTO events (type, data) VALUES (?, ?)');
+    this.newest = db.prepare(
+      'SELECT seq, data FROM (SELECT seq, data FROM events ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC',
+    );
+    // Delete everything at or below the (max+1)-th newest seq; when there are fewer rows the subquery is NULL
+    // and nothing is deleted.
+    this.drop = db.prepare(
+      'DELETE FROM events WHERE seq <= (SELECT seq FROM events ORDER BY seq DESC LIMIT 1 OFFSET ?)',
+    );
+  }
+
+  async append(event: BusEvent): Promise<void> {
+    this.live();
+    if (!event || typeof event !== 'object' || typeof event.type !== 'string')
+      invalid(`event must be an object with a string type, got ${describe(event)}.`);
+    this.insert.run(event.type, toJson(event, 'event'));
+  }
+
+  async recent(limit: number): Promise<StoredEvent[]> {
+    this.live();
+    const n = checkInt(limit, 'limit', 0);
+    if (n === 0) return [];
+    return (this.newest.all(n) as { seq: number; data: string }[]).map((r) => ({
+      seq: r.seq,
+      event: JSON.parse(r.data),
+    }));
+  }
+
+  async trim(max: number): Promise<void> {
+    this.live();
+    this.drop.run(checkInt(max, 'max', 0));
+  }
+}
+
+// --- the store ---------------------------------------------------------------------------------------------------
+
+/** Apply pending migrations, one transaction each; re-reading the version under the lock makes a race harmless. */
+function migrate(db: Db, file: string): void {
+  for (;;) {
+    const done = db
+      .transaction(() => {
+        const version = db.pragma('user_version', { simple: true }) as number;
+        if (version > MIGRATIONS.length) {
+          throw new SwitchboardError(
+            'UNAVAILABLE',
+            `The store ${file} has schema version ${version}, newer than this Switchboard supports (${MIGRATIONS.length}). Upgrade Switchboard or point store.path at another file.`,
+          );
+        }
+        if (version === MIGRATIONS.length) return true;
+        db.exec(MIGRATIONS[version]);
+        db.pragma(`user_version = ${version + 1}`);
+        return false;
+      })
+      .immediate();
+    if (done) return;
+  }
+}
+
+/**
+ * The SQLite {@link Store}: WAL journal, synchronous=NORMAL (durable across process crashes, at most the last
+ * commits lost on power loss), busy_timeout 5 s, statements prepared once.
+ *
+ * @example
+ * const store = SqliteStore.open('.switchboard/state.db');
+ * const task = await store.tasks.create({ text: 'Write the README', priority: 50 });
+ * await store.close();
+ */
+export class SqliteStore implements Store {
+  readonly kind = 'sqlite' as const;
+  readonly tasks: TaskStore;
+  readonly instances: InstanceStore;
+  readonly events: EventLog;
+  private readonly pingStmt: Statement;
+
+  private constructor(
+    private readonly db: Db,
+    readonly file: string,
+  ) {
+    const live = () => {
+      if (!db.open) throw new SwitchboardError('UNAVAILABLE', `The SQLite store ${file} is closed.`);
+    };
+    this.tasks = new SqliteTasks(db, live);
+    this.instances = new SqliteInstances(db, live);
+    this.events = new SqliteEvents(db, live);
+    this.pingStmt = db.prepare('SELECT 1 AS ok');
+  }
+
+  /** Open (creating and migrating when needed) the store at `file`; `':memory:'` for a private in-memory store. */
+  static open(file: string): SqliteStore {
+    const db = new Database(file);
+    try {
+      // busy_timeout first: switching to WAL itself needs a lock another process may hold.
+      db.pragma('busy_timeout = 5000');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = NORMAL');
+      migrate(db, file);
+      return new SqliteStore(db, file);
+    } catch (err) {
+      db.close();
+      throw err;
+    }
+  }
+
+  async ping(): Promise<boolean> {
+    if (!this.db.open) return false;
+    try {
+      return (this.pingStmt.get() as { ok: number }).ok === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Close the file; further calls fail with UNAVAILABLE. Closing twice is harmless. */
+  async close(): Promise<void> {
+    if (!this.db.open) return;
+    try {
+      // Lets SQLite refresh planner statistics for the next run; cheap, and a failure must not block closing.
+      this.db.pragma('optimize');
+    } catch {
+      // ignore
+    }
+    this.db.close();
+  }
+}

@@ -1,0 +1,121 @@
+// End-to-end: the `switchboard` command as a user runs it — tools list/call, events tail, errors, config errors.
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, childEnv, type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+
+const exec = promisify(execFile);
+
+async function run(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await exec(process.execPath, [BIN, '--cwd', dir, ...args], { env: childEnv(dir) });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+
+describe('switchboard CLI', () => {
+  const dir = tempProject();
+
+  it('prints its version', async () => {
+    const { code, stdout } = await run(dir, ['--version']);
+    expect(code).toBe(0);
+    expect(stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it('lists tools in-process, as a table and as JSON', async () => {
+    const table = await run(dir, ['tools', 'list']);
+    expect(table.code).toBe(0);
+    expect(table.stdout).toContain('task__create');
+    const json = await run(dir, ['tools', 'list', '--json']);
+    const tools = JSON.parse(json.stdout);
+    expect(tools.map((t: { name: string }) => t.name)).toContain('system__health');
+  });
+
+  it('calls a tool with key=value pairs and with --input, persisting to the project store', async () => {
+    const created = await run(dir, ['tools', 'call', 'task.create', 'text=from the cli', 'priority=90']);
+    expect(created.code).toBe(0);
+    const task = JSON.parse(created.stdout);
+    expect(task).toMatchObject({ text: 'from the cli', priority: 90, status: 'pending' });
+    const got = await run(dir, ['tools', 'call', 'task__get', '--input', JSON.stringify({ id: task.id })]);
+    expect(JSON.parse(got.stdout).id).toBe(task.id);
+  });
+
+  it('fails with a clear message and a non-zero exit code on bad input', async () => {
+    const invalid = await run(dir, ['tools', 'call', 'task.create', 'text=']);
+    expect(invalid.code).not.toBe(0);
+    expect(invalid.stderr).toMatch(/text/);
+    const badJson = await run(dir, ['tools', 'call', 'task.create', '--input', '{nope']);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toMatch(/--input is not valid JSON/);
+    const unknown = await run(dir, ['tools', 'call', 'nope.missing']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/Unknown tool 'nope.missing'/);
+    const badCommand = await run(dir, ['frobnicate']);
+    expect(badCommand.code).not.toBe(0);
+    expect(badCommand.stderr).toMatch(/unknown command/);
+  });
+
+  it('refuses to bind a non-loopback address', async () => {
+    const { code, stderr } = await run(dir, ['serve', '--http', '--host', '0.0.0.0', '--port', '0']);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/Refusing to bind 0\.0\.0\.0/);
+  });
+
+  it('names the file and line of a TOML syntax error', async () => {
+    const bad = tempProject();
+    mkdirSync(join(bad, '.switchboard'));
+    writeFileSync(join(bad, '.switchboard/config.toml'), '[server]\nport = 7777\nhost = \n');
+    const { code, stderr } = await run(bad, ['tools', 'list']);
+    expect(code).not.toBe(0);
+    expect(stderr).toContain('.switchboard/config.toml:3');
+  });
+
+  it('names an unknown config key', async () => {
+    const bad = tempProject();
+    mkdirSync(join(bad, '.switchboard'));
+    writeFileSync(join(bad, '.switchboard/config.toml'), '[server]\nprot = 7777\n');
+    const { code, stderr } = await run(bad, ['tools', 'list']);
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/unknown key 'server\.prot'/);
+  });
+});
+
+describe('switchboard CLI against a running server', () => {
+  let server: HttpServerProcess;
+  const dir = tempProject();
+  beforeAll(async () => {
+    server = await startHttpServer(dir);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('lists and calls tools with --url', async () => {
+    const list = await run(dir, ['tools', 'list', '--json', '--url', server.url]);
+    expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toContain('fixture__echo');
+    const echo = await run(dir, ['tools', 'call', 'fixture__echo', 'text=remote', '--url', server.url]);
+    expect(JSON.parse(echo.stdout)).toEqual({ text: 'remote' });
+  });
+
+  it('tails events live', async () => {
+    const tail = run(dir, ['events', 'tail', '--url', server.url, '--json', '--limit', '1']);
+    await new Promise((r) => setTimeout(r, 500));
+    await fetch(`${server.url}/v1/tools/fixture__echo`, { method: 'POST', body: JSON.stringify({ text: 'tailed' }) });
+    const { code, stdout } = await tail;
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout.trim())).toMatchObject({ type: 'call', name: 'fixture.echo' });
+  });
+
+  it('prints the connect lines for Claude Code, Codex and the Inspector', () => {
+    const banner = server.stdout();
+    expect(banner).toContain('claude mcp add --transport http switchboard');
+    expect(banner).toContain('claude mcp add switchboard -- npx switchboard serve');
+    expect(banner).toMatch(/codex mcp add switchboard/);
+    expect(banner).toMatch(/inspector/);
+  });
+});

@@ -1,0 +1,179 @@
+// End-to-end: `serve --http` as a child process, driven by the official SDK client over Streamable HTTP
+// (2025-11-25 with a session, and 2026-07-28 stateless), plus the HTTP guards.
+import { request } from 'node:http';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+
+let server: HttpServerProcess;
+
+beforeAll(async () => {
+  server = await startHttpServer(tempProject());
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('Streamable HTTP as a 2025-11-25 client (session)', () => {
+  let client: Client;
+  let transport: StreamableHTTPClientTransport;
+  beforeAll(async () => {
+    client = new Client(
+      { name: 'e2e-2025', version: '1.0.0' },
+      { capabilities: { sampling: {}, elicitation: { form: {} } } },
+    );
+    client.setRequestHandler('sampling/createMessage', async (request) => ({
+      role: 'assistant',
+      model: 'fake-model',
+      content: { type: 'text', text: `sampled: ${(request.params.messages[0].content as { text: string }).text}` },
+    }));
+    client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { name: 'Ada' } }));
+    transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`));
+    await client.connect(transport);
+  });
+  afterAll(async () => {
+    await transport?.terminateSession().catch(() => {});
+    await client?.close();
+  });
+
+  it('holds a session and a 2025 protocol version', () => {
+    expect(transport.sessionId).toBeTruthy();
+    expect(client.getProtocolEra()).toBe('legacy');
+  });
+
+  it('lists and calls tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toContain('task__create');
+    const result = await client.callTool({ name: 'fixture__echo', arguments: { text: 'hi' } });
+    expect(result.structuredContent).toEqual({ text: 'hi' });
+  });
+
+  it('lets a handler ask the client to sample (server-to-client request)', async () => {
+    const result = await client.callTool({ name: 'fixture__sample', arguments: { prompt: 'two plus two' } });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual({ answer: 'sampled: two plus two' });
+  });
+
+  it('lets a handler elicit input from the user', async () => {
+    const result = await client.callTool({ name: 'fixture__elicit', arguments: {} });
+    expect(result.structuredContent).toEqual({ action: 'accept', name: 'Ada' });
+  });
+
+  it('forwards progress notifications', async () => {
+    const seen: number[] = [];
+    const result = await client.callTool(
+      { name: 'fixture__progress', arguments: { steps: 3 } },
+      { onprogress: (p) => seen.push(p.progress) },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(seen).toEqual([1, 2, 3]);
+  });
+
+  it('times out a slow handler with a clear error', async () => {
+    const result = await client.callTool({ name: 'fixture__slow', arguments: { ms: 10_000 } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0].text).toMatch(/timed out after 2000 ms/);
+  });
+});
+
+describe('Streamable HTTP as a 2026-07-28 client (stateless)', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client(
+      { name: 'e2e-2026', version: '1.0.0' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+  });
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('negotiates the modern era', () => {
+    expect(client.getProtocolEra()).toBe('modern');
+  });
+
+  it('lists and calls tools through the same pipeline', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(['task__create', 'system__health', 'fixture__echo']),
+    );
+    const created = await client.callTool({ name: 'task__create', arguments: { text: 'from 2026' } });
+    const id = (created.structuredContent as { id: string }).id;
+    const got = await client.callTool({ name: 'task__get', arguments: { id } });
+    expect(got.structuredContent).toMatchObject({ id, text: 'from 2026', priority: 50 });
+  });
+
+  it('answers invalid input with isError naming the field', async () => {
+    const result = await client.callTool({ name: 'fixture__echo', arguments: { text: 42 } });
+    expect(result.isError).toBe(true);
+    expect((result.content as { text: string }[])[0].text).toMatch(/text/);
+  });
+});
+
+describe('HTTP guards and probes', () => {
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      body,
+    });
+
+  it('refuses a foreign Host header (DNS rebinding) with 403, on MCP and REST alike', async () => {
+    // fetch() cannot override Host, so this goes through node:http.
+    const status = (path: string, method: string) =>
+      new Promise<number>((resolve, reject) => {
+        const url = new URL(server.url);
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path,
+            method,
+            headers: { host: 'evil.example.com', 'content-type': 'application/json' },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(method === 'POST' ? '{}' : undefined);
+      });
+    expect(await status('/v1/tools', 'GET')).toBe(403);
+    expect(await status('/mcp', 'POST')).toBe(403);
+    expect(await status('/healthz', 'GET')).toBe(403);
+  });
+
+  it('refuses a foreign Origin with 403', async () => {
+    const res = await post('/mcp', '{}', { origin: 'https://evil.example.com' });
+    expect(res.status).toBe(403);
+  });
+
+  it('refuses an oversized body with 413', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/list',
+      params: { pad: 'x'.repeat(5 * 1024 * 1024) },
+    });
+    const res = await post('/mcp', big);
+    expect(res.status).toBe(413);
+    const rest = await post('/v1/tools/fixture__echo', big);
+    expect(rest.status).toBe(413);
+    expect((await rest.json()).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
+  it('answers malformed JSON on /mcp with a JSON-RPC parse error', async () => {
+    const res = await post('/mcp', '{"jsonrpc": "2.0", ');
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe(-32700);
+  });
+
+  it('serves /healthz and /readyz', async () => {
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    const ready = await fetch(`${server.url}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: 'ready', store: 'sqlite' });
+  });
+});

@@ -1,0 +1,125 @@
+// End-to-end: the built CLI as a child process, driven over stdio by the official SDK client,
+// once as a 2025-11-25 client and once as a 2026-07-28 client.
+import { spawn } from 'node:child_process';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, childEnv, FIXTURE_HANDLERS, tempProject } from '../helpers/cli.ts';
+
+const eras = [
+  { label: '2025-11-25 client', options: {} },
+  { label: '2026-07-28 client', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
+] as const;
+
+for (const era of eras) {
+  describe(`stdio as a ${era.label}`, () => {
+    let client: Client;
+    let stderr = '';
+    const dir = tempProject();
+
+    beforeAll(async () => {
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS],
+        env: childEnv(dir),
+        stderr: 'pipe',
+      });
+      transport.stderr?.on('data', (d) => {
+        stderr += d;
+      });
+      client = new Client({ name: 'e2e', version: '1.0.0' }, era.options as any);
+      await client.connect(transport);
+    });
+    afterAll(async () => {
+      await client?.close();
+    });
+
+    it('negotiates the expected protocol era', () => {
+      expect(client.getProtocolEra()).toBe(era.label.startsWith('2026') ? 'modern' : 'legacy');
+    });
+
+    it('lists built-in and handler-module tools with JSON Schemas from Zod', async () => {
+      const { tools } = await client.listTools();
+      const names = tools.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['task__create', 'task__list', 'system__health', 'fixture__echo']));
+      const create = tools.find((t) => t.name === 'task__create')!;
+      expect(create.inputSchema).toMatchObject({
+        type: 'object',
+        properties: { text: { type: 'string', minLength: 1, maxLength: 500 } },
+      });
+      expect(create.outputSchema).toBeDefined();
+    });
+
+    it('returns output as structuredContent and as text', async () => {
+      const result = await client.callTool({ name: 'task__create', arguments: { text: 'write docs', priority: 70 } });
+      expect(result.isError).toBeFalsy();
+      const task = result.structuredContent as { id: string; status: string; priority: number };
+      expect(task).toMatchObject({ status: 'pending', priority: 70 });
+      expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(task);
+    });
+
+    it('answers schema violations with isError naming the field', async () => {
+      const result = await client.callTool({ name: 'task__create', arguments: { text: '', priority: 500 } });
+      expect(result.isError).toBe(true);
+      const text = (result.content as { text: string }[])[0].text;
+      expect(text).toContain('text');
+      expect(text).toContain('priority');
+    });
+
+    it('answers an unknown tool with isError and a hint', async () => {
+      const result = await client.callTool({ name: 'nope__missing', arguments: {} });
+      expect(result.isError).toBe(true);
+      expect((result.content as { text: string }[])[0].text).toMatch(/Unknown tool 'nope__missing'/);
+    });
+
+    it('reads the welcome resource generated from the live catalog', async () => {
+      const { resources } = await client.listResources();
+      expect(resources.map((r) => r.uri)).toEqual(
+        expect.arrayContaining(['switchboard://welcome', 'switchboard://health', 'switchboard://tools']),
+      );
+      const welcome = await client.readResource({ uri: 'switchboard://welcome' });
+      expect((welcome.contents[0] as { text: string }).text).toContain('task__create');
+    });
+
+    it('reports a broken handler module on stderr and still serves the others', () => {
+      expect(stderr).toMatch(/broken\.ts/);
+      expect(stderr).toMatch(/broken on purpose/);
+    });
+  });
+}
+
+describe('stdio wire hygiene', () => {
+  it('keeps serving after a malformed JSON line and writes only protocol to stdout', async () => {
+    const dir = tempProject();
+    const child = spawn(process.execPath, [BIN, '--cwd', dir, 'serve'], {
+      env: childEnv(dir, { SWITCHBOARD_LOG_LEVEL: 'debug' }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    const init = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    };
+    child.stdin.write('{this is not json\n');
+    child.stdin.write(`${JSON.stringify(init)}\n`);
+    child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'system__health', arguments: {} } })}\n`,
+    );
+    const deadline = Date.now() + 15_000;
+    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+    const lines = out.trim().split('\n');
+    for (const line of lines) expect(() => JSON.parse(line)).not.toThrow();
+    const messages = lines.map((l) => JSON.parse(l));
+    expect(messages.find((m) => m.id === 1)?.result?.serverInfo?.name).toBe('switchboard');
+    const health = messages.find((m) => m.id === 2);
+    expect(health.result.structuredContent.status).toBe('healthy');
+  });
+});

@@ -1,0 +1,111 @@
+// End-to-end: the REST face of `serve --http` — tools, OpenAPI, status codes from the error table, SSE events.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+
+let server: HttpServerProcess;
+beforeAll(async () => {
+  server = await startHttpServer(tempProject());
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const call = (name: string, body?: unknown, raw?: string) =>
+  fetch(`${server.url}/v1/tools/${name}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+  });
+
+describe('REST', () => {
+  it('lists tools with their schemas', async () => {
+    const res = await fetch(`${server.url}/v1/tools`);
+    expect(res.status).toBe(200);
+    const { tools } = await res.json();
+    const create = tools.find((t: { name: string }) => t.name === 'task__create');
+    expect(create).toMatchObject({
+      capability: 'task.create',
+      path: '/v1/tools/task__create',
+      inputSchema: { type: 'object' },
+    });
+  });
+
+  it('calls a tool with the body as input and answers its output as JSON', async () => {
+    const res = await call('task__create', { text: 'rest task', priority: 10 });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ text: 'rest task', priority: 10, status: 'pending' });
+  });
+
+  it('accepts the capability name as well as the tool name', async () => {
+    const res = await call('fixture.echo', { text: 'dot' });
+    expect(await res.json()).toEqual({ text: 'dot' });
+  });
+
+  it('maps outcomes to status codes: 400 invalid input, 404 unknown, 409 conflict, 504 timeout', async () => {
+    const invalid = await call('task__create', { text: '' });
+    expect(invalid.status).toBe(400);
+    const body = await invalid.json();
+    expect(body.error.code).toBe('INVALID_INPUT');
+    expect(body.error.details.issues[0].path).toBe('text');
+
+    const unknown = await call('nope__missing', {});
+    expect(unknown.status).toBe(404);
+    expect((await unknown.json()).error.code).toBe('NOT_FOUND');
+
+    const conflict = await call('fixture__boom', {});
+    expect(conflict.status).toBe(409);
+
+    const timeout = await call('fixture__slow', { ms: 10_000 });
+    expect(timeout.status).toBe(504);
+    expect((await timeout.json()).error.code).toBe('TIMEOUT');
+  });
+
+  it('answers malformed JSON and non-object bodies with 400', async () => {
+    const malformed = await call('fixture__echo', undefined, '{"text":');
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).error.message).toMatch(/not valid JSON/);
+    const array = await call('fixture__echo', [1, 2]);
+    expect(array.status).toBe(400);
+    expect((await array.json()).error.message).toMatch(/JSON object/);
+  });
+
+  it('answers GET on a tool path with 405 and unknown routes with 404', async () => {
+    expect((await fetch(`${server.url}/v1/tools/task__create`)).status).toBe(405);
+    expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);
+  });
+
+  it('publishes an OpenAPI document generated from the same schemas', async () => {
+    const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json();
+    expect(doc.openapi).toBe('3.1.0');
+    const op = doc.paths['/v1/tools/task__create'].post;
+    expect(op.requestBody.content['application/json'].schema.properties.text).toMatchObject({
+      type: 'string',
+      maxLength: 500,
+    });
+    expect(op.responses['400']).toBeDefined();
+  });
+
+  it('streams call events over SSE', async () => {
+    const controller = new AbortController();
+    const res = await fetch(`${server.url}/v1/events`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toContain('text/event-stream');
+    const reader = res.body!.getReader();
+    await call('fixture__echo', { text: 'event me' });
+    let text = '';
+    const deadline = Date.now() + 5_000;
+    while (!text.includes('event me') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    controller.abort();
+    const frame = text.split('\n\n').find((f) => f.includes('event me'))!;
+    const data = JSON.parse(
+      frame
+        .split('\n')
+        .find((l) => l.startsWith('data: '))!
+        .slice(6),
+    );
+    expect(data).toMatchObject({ type: 'call', name: 'fixture.echo', transport: 'rest', output: { text: 'event me' } });
+  });
+});

@@ -1,0 +1,484 @@
+// Tests for the built-in `system` domain: health, instance leases and their expiry, board state,
+// metrics, feature status and live configuration, all through the real pipeline and a real SQLite store.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineCapability } from '../../../src/core/capability.ts';
+import type { BusEvent, Principal } from '../../../src/core/context.ts';
+import { sweepExpiredInstances } from '../../../src/sources/builtin/system/index.ts';
+import { type TestHub, testHub } from '../../helpers/hub.ts';
+
+const AGENT: Principal = { id: 'agent-1', roles: ['agent'] };
+
+let hub: TestHub | undefined;
+let dirs: string[] = [];
+
+/**
+ * Close a test hub without `TestHub.close`, which currently recurses into itself (test/helpers/hub.ts
+ * replaces the hub's `close` with one that calls `hub.close()`); the builtin timers are unref'd.
+ */
+async function dispose(h: TestHub): Promise<void> {
+  await h.services.store.close();
+  rmSync(h.dir, { recursive: true, force: true });
+}
+
+afterEach(async () => {
+  if (hub) await dispose(hub);
+  hub = undefined;
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+/** A project directory whose `.switchboard/config.toml` holds `toml`. */
+function projectWith(toml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-system-'));
+  dirs.push(dir);
+  mkdirSync(join(dir, '.switchboard'), { recursive: true });
+  writeFileSync(join(dir, '.switchboard', 'config.toml'), toml);
+  return dir;
+}
+
+/** Collect bus events of the given types. */
+function recordEvents(h: TestHub, ...types: string[]): BusEvent[] {
+  const seen: BusEvent[] = [];
+  h.services.bus.subscribe((e) => {
+    if (types.includes(e.type)) seen.push(e);
+  });
+  return seen;
+}
+
+/** A task assigned to `instance`, put there directly through the store (the task domain is tested elsewhere). */
+async function assignedTask(
+  h: TestHub,
+  instance: string,
+  status: 'assigned' | 'in_progress' = 'assigned',
+): Promise<string> {
+  const task = await h.services.store.tasks.create({ text: `work for ${instance}`, priority: 50 });
+  const updated = await h.services.store.tasks.update(task.id, { status, assignedTo: instance });
+  expect(updated.ok).toBe(true);
+  return task.id;
+}
+
+async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('system.health', () => {
+  it('reports the store as a healthy component with uptime and instance id', async () => {
+    hub = await testHub();
+    const health = await hub.value('system.health');
+    expect(health.status).toBe('healthy');
+    expect(health.services.store.status).toBe('healthy');
+    expect(health.uptimeMs).toBeGreaterThanOrEqual(0);
+    expect(health.instanceId).toBe(hub.services.instanceId);
+  });
+
+  it('turns degraded when a component reports degraded', async () => {
+    hub = await testHub();
+    hub.services.health.register('upstream:x', () => ({ status: 'degraded', detail: 'slow' }));
+    const health = await hub.value('system.health');
+    expect(health.status).toBe('degraded');
+    expect(health.services['upstream:x']).toEqual({ status: 'degraded', detail: 'slow' });
+  });
+});
+
+describe('system.register and system.heartbeat', () => {
+  it('registers an instance with the configured ttl and announces it', async () => {
+    hub = await testHub();
+    const events = recordEvents(hub, 'instance.registered');
+    const before = Date.now();
+    const inst = await hub.value('system.register', { instance_id: 'claude-1', roles: ['coder'] });
+    expect(inst).toMatchObject({ id: 'claude-1', roles: ['coder'], ttlMs: 30_000 });
+    expect(Date.parse(inst.expiresAt)).toBeGreaterThanOrEqual(before + 30_000);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'instance.registered', id: 'claude-1', at: expect.any(String) }),
+    ]);
+  });
+
+  it('replaces the roles when an instance registers again', async () => {
+    hub = await testHub();
+    await hub.value('system.register', { instance_id: 'w1', roles: ['a'] });
+    const again = await hub.value('system.register', { instance_id: 'w1', roles: ['b'] });
+    expect(again.roles).toEqual(['b']);
+    expect((await hub.services.store.instances.list()).map((i) => i.id)).toEqual(['w1']);
+  });
+
+  it('rejects an instance id with spaces, naming the field', async () => {
+    hub = await testHub();
+    const out = await hub.call('system.register', { instance_id: 'has space', roles: [] });
+    expect(out.ok).toBe(false);
+    if (out.ok) return;
+    expect(out.error.code).toBe('INVALID_INPUT');
+    expect(out.error.message).toContain('instance_id');
+  });
+
+  it('rejects an instance id longer than 128 characters', async () => {
+    hub = await testHub();
+    const out = await hub.call('system.register', { instance_id: 'x'.repeat(129), roles: [] });
+    expect(out.ok ? undefined : out.error.code).toBe('INVALID_INPUT');
+  });
+
+  it('extends the lease on heartbeat', async () => {
+    hub = await testHub();
+    const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    await new Promise((r) => setTimeout(r, 5));
+    const beat = await hub.value('system.heartbeat', { instance_id: 'w1' });
+    expect(beat.instance_id).toBe('w1');
+    expect(beat.ttlMs).toBe(30_000);
+    expect(Date.parse(beat.expiresAt)).toBeGreaterThan(Date.parse(inst.expiresAt));
+  });
+
+  it('answers NOT_FOUND for a heartbeat of an unknown instance', async () => {
+    hub = await testHub();
+    const out = await hub.call('system.heartbeat', { instance_id: 'ghost' });
+    expect(out).toEqual({
+      ok: false,
+      error: expect.objectContaining({
+        code: 'NOT_FOUND',
+        message: "Instance 'ghost' is not registered (or its lease expired); call system.register first.",
+      }),
+    });
+  });
+});
+
+describe('instance expiry', () => {
+  it('the sweep removes expired instances, releases their tasks and publishes instance.expired', async () => {
+    hub = await testHub();
+    const events = recordEvents(hub, 'instance.expired');
+    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    await hub.value('system.register', { instance_id: 'w2', roles: [] });
+    const t1 = await assignedTask(hub, 'w1');
+    const t2 = await assignedTask(hub, 'w1', 'in_progress');
+    const other = await assignedTask(hub, 'w2');
+
+    // Only w1's lease has ended at this `now`: refresh w2 far into the future first.
+    await hub.services.store.instances.register('w2', [], 10 * 60_000);
+    const expired = await sweepExpiredInstances(hub.services, Date.now() + 60_000);
+
+    expect(expired).toEqual([{ id: 'w1', released: expect.arrayContaining([t1, t2]) }]);
+    expect(expired[0].released).toHaveLength(2);
+    for (const id of [t1, t2]) expect(await hub.services.store.tasks.get(id)).toMatchObject({ status: 'pending' });
+    expect(await hub.services.store.tasks.get(other)).toMatchObject({ status: 'assigned', assignedTo: 'w2' });
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'instance.expired', id: 'w1', released: expect.arrayContaining([t1, t2]) }),
+    ]);
+
+    const beat = await hub.call('system.heartbeat', { instance_id: 'w1' });
+    expect(beat.ok ? undefined : beat.error.code).toBe('NOT_FOUND');
+  });
+
+  it('with a tiny configured ttl, a late heartbeat fails and get_state shows the tasks back to pending', async () => {
+    hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 150\n') });
+    const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    expect(inst.ttlMs).toBe(150);
+    const task = await assignedTask(hub, 'w1');
+    await new Promise((r) => setTimeout(r, 250));
+
+    const beat = await hub.call('system.heartbeat', { instance_id: 'w1' });
+    expect(beat.ok).toBe(false);
+    if (!beat.ok)
+      expect(beat.error).toMatchObject({
+        code: 'NOT_FOUND',
+        message: expect.stringContaining("Instance 'w1' is not registered"),
+      });
+    const state = await hub.value('system.get_state');
+    expect(state.instances).toEqual([]);
+    expect(state.tasks).toMatchObject({ pending: 1, assigned: 0 });
+    expect(await hub.services.store.tasks.get(task)).toMatchObject({ status: 'pending' });
+  });
+
+  it('expires leases in the background without any call', async () => {
+    hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 150\n') });
+    const events = recordEvents(hub, 'instance.expired');
+    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    const task = await assignedTask(hub, 'w1');
+    await until(async () => events.length > 0);
+    expect(events[0]).toMatchObject({ id: 'w1', released: [task] });
+    expect(await hub.services.store.instances.list()).toEqual([]);
+  });
+
+  it('keeps an instance alive while it heartbeats', async () => {
+    hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 400\n') });
+    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    // 5 × 100 ms outlives one 400 ms lease, so only the heartbeats keep it.
+    for (let i = 0; i < 5; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      await hub.value('system.heartbeat', { instance_id: 'w1' });
+    }
+    expect((await hub.value('system.get_state')).instances.map((i: { id: string }) => i.id)).toEqual(['w1']);
+  });
+});
+
+describe('system.get_state', () => {
+  it('lists instances, counts tasks per status and shows recent events without call payloads', async () => {
+    hub = await testHub();
+    await hub.value('system.register', { instance_id: 'w1', roles: ['coder'] });
+    const { store } = hub.services;
+    for (let i = 0; i < 3; i++) await store.tasks.create({ text: `p${i}`, priority: 10 });
+    await assignedTask(hub, 'w1');
+    await assignedTask(hub, 'w1', 'in_progress');
+    const done = await store.tasks.create({ text: 'done', priority: 1 });
+    await store.tasks.update(done.id, { status: 'completed', completedAt: new Date().toISOString() });
+    const failed = await store.tasks.create({ text: 'failed', priority: 1 });
+    await store.tasks.update(failed.id, { status: 'failed', error: 'nope' });
+    for (let i = 0; i < 25; i++) await hub.value('system.health');
+    await new Promise((r) => setTimeout(r, 20));
+
+    const state = await hub.value('system.get_state');
+    expect(state.instances).toEqual([
+      expect.objectContaining({ id: 'w1', roles: ['coder'], expiresAt: expect.any(String) }),
+    ]);
+    expect(state.tasks).toEqual({ pending: 3, assigned: 1, in_progress: 1, completed: 1, failed: 1 });
+    expect(state.recentEvents.length).toBeGreaterThan(0);
+    expect(state.recentEvents.length).toBeLessThanOrEqual(20);
+    const calls = state.recentEvents.filter((e: any) => e.event.type === 'call');
+    expect(calls.length).toBeGreaterThan(0);
+    for (const e of calls) {
+      expect(e.event).not.toHaveProperty('output');
+      expect(e.event).not.toHaveProperty('input');
+      expect(e.event.ok).toBe(true);
+    }
+    const seqs = state.recentEvents.map((e: any) => e.seq);
+    expect([...seqs].sort((a, b) => a - b)).toEqual(seqs);
+  });
+
+  it('counts more tasks than fit in one page', async () => {
+    hub = await testHub();
+    for (let i = 0; i < 520; i++) await hub.services.store.tasks.create({ text: `t${i}`, priority: 50 });
+    expect((await hub.value('system.get_state')).tasks.pending).toBe(520);
+  });
+
+  it('hides calls of capabilities the caller may not see', async () => {
+    hub = await testHub();
+    await hub.value('system.config', { action: 'get' });
+    await new Promise((r) => setTimeout(r, 20));
+    const out = await hub.call('system.get_state', {}, AGENT);
+    expect(out.ok).toBe(true);
+    const names = (out.ok ? (out.value as any).recentEvents : []).map((e: any) => e.event.name);
+    expect(names).not.toContain('system.config');
+  });
+});
+
+describe('system.metrics', () => {
+  it('counts calls and errors per capability with totals', async () => {
+    hub = await testHub();
+    await hub.value('system.health');
+    await hub.value('system.health');
+    await hub.call('system.heartbeat', { instance_id: 'ghost' });
+    await hub.call('system.register', { instance_id: 'bad id' });
+    const m = await hub.value('system.metrics');
+    expect(m.capabilities['system.health']).toMatchObject({ calls: 2, errors: 0, inFlight: 0 });
+    expect(m.capabilities['system.heartbeat']).toMatchObject({ calls: 1, errors: 1 });
+    expect(m.capabilities['system.register']).toMatchObject({ calls: 1, errors: 1 });
+    expect(m.capabilities['system.health'].latencyMs).toEqual({
+      p50: expect.any(Number),
+      p95: expect.any(Number),
+      p99: expect.any(Number),
+      max: expect.any(Number),
+      mean: expect.any(Number),
+    });
+    // The metrics call itself is in flight while it takes the snapshot.
+    expect(m.capabilities['system.metrics']).toMatchObject({ calls: 0, inFlight: 1 });
+    expect(m.totals).toEqual({ calls: 4, errors: 2 });
+  });
+
+  it('hides metrics of capabilities the caller may not see', async () => {
+    hub = await testHub();
+    await hub.value('system.config', { action: 'get' });
+    const out = await hub.call('system.metrics', {}, AGENT);
+    expect(out.ok).toBe(true);
+    if (out.ok) expect(Object.keys((out.value as any).capabilities)).not.toContain('system.config');
+  });
+});
+
+describe('system.capabilities', () => {
+  it('reports built features as Available and the rest as NotConfigured with a reason', async () => {
+    hub = await testHub();
+    const caps = await hub.value('system.capabilities');
+    expect(caps.contractVersion).toBe('1.0');
+    const byName = Object.fromEntries(caps.features.map((f: any) => [f.name, f]));
+    for (const name of ['task', 'system', 'handlers']) expect(byName[name].status).toBe('Available');
+    for (const name of ['scripts', 'agents', 'upstream', 'plugins']) {
+      expect(byName[name]).toMatchObject({
+        status: 'NotConfigured',
+        reason: 'not built yet in this version',
+        tools: [],
+      });
+    }
+    expect(byName.system.tools).toEqual(
+      expect.arrayContaining([
+        'system__health',
+        'system__register',
+        'system__heartbeat',
+        'system__get_state',
+        'system__metrics',
+        'system__capabilities',
+        'system__config',
+      ]),
+    );
+    expect(byName.task.tools.length).toBeGreaterThan(0);
+    expect(byName.system.contractVersion).toBe('1.0');
+  });
+
+  it('lists a domain added at run time as an Available feature, and hides tools by role', async () => {
+    hub = await testHub();
+    hub.services.registry.add(
+      defineCapability({
+        name: 'demo.echo',
+        description: 'Echo.',
+        input: z.object({}),
+        source: 'test',
+        handle: () => ({}),
+      }),
+    );
+    const caps = await hub.value('system.capabilities');
+    expect(caps.features.find((f: any) => f.name === 'demo')).toMatchObject({
+      status: 'Available',
+      tools: ['demo__echo'],
+    });
+    const out = await hub.call('system.capabilities', {}, AGENT);
+    const system = out.ok ? (out.value as any).features.find((f: any) => f.name === 'system') : undefined;
+    expect(system.tools).not.toContain('system__config');
+    expect(system.tools).toContain('system__health');
+  });
+
+  it('keeps a feature status a source set before the system domain registered', async () => {
+    hub = await testHub();
+    hub.services.features.set({ name: 'plugins', status: 'Available', contractVersion: '1.0', description: 'x' });
+    const caps = await hub.value('system.capabilities');
+    expect(caps.features.find((f: any) => f.name === 'plugins').status).toBe('Available');
+  });
+});
+
+describe('system.config', () => {
+  const COMMENTED = '# Project settings — keep this comment\n[system]\n# lease length\ninstance_ttl_ms = 5000\n';
+
+  it('gets the effective configuration', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const out = await hub.value('system.config', { action: 'get' });
+    expect(out.persisted).toBe(false);
+    expect(out.config.system.instance_ttl_ms).toBe(5000);
+    expect(out.config.server.port).toBe(7777);
+  });
+
+  it('patches in memory, applies the change to new leases and announces it', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const events = recordEvents(hub, 'config.changed');
+    const out = await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 60_000 } } });
+    expect(out).toMatchObject({ persisted: false, config: { system: { instance_ttl_ms: 60_000 } } });
+    expect(out.file).toBeUndefined();
+    expect(hub.services.config.get()).toMatchObject({ system: { instance_ttl_ms: 60_000 } });
+    expect((await hub.value('system.register', { instance_id: 'w1', roles: [] })).ttlMs).toBe(60_000);
+    expect(events).toEqual([expect.objectContaining({ type: 'config.changed', at: expect.any(String) })]);
+    expect(readFileSync(hub.services.config.projectFile, 'utf8')).toBe(COMMENTED);
+  });
+
+  it('persists a patch to the project file keeping its comments', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const out = await hub.value('system.config', {
+      action: 'patch',
+      patch: { system: { instance_ttl_ms: 7000 } },
+      persist: true,
+    });
+    expect(out.persisted).toBe(true);
+    expect(out.file).toBe(hub.services.config.projectFile);
+    const text = readFileSync(hub.services.config.projectFile, 'utf8');
+    expect(text).toContain('# Project settings — keep this comment');
+    expect(text).toContain('# lease length');
+    expect(text).toMatch(/instance_ttl_ms = 7000/);
+  });
+
+  it('sets a whole configuration, in memory and persisted', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const current = (await hub.value('system.config', { action: 'get' })).config;
+    const next = { ...current, policy: { timeout_ms: 1234 } };
+    const out = await hub.value('system.config', { action: 'set', value: next, persist: true });
+    expect(out).toMatchObject({
+      persisted: true,
+      config: { policy: { timeout_ms: 1234 }, system: { instance_ttl_ms: 5000 } },
+    });
+    const text = readFileSync(hub.services.config.projectFile, 'utf8');
+    expect(text).toContain('# Project settings — keep this comment');
+    expect(text).toMatch(/timeout_ms = 1234/);
+  });
+
+  it('rejects an invalid value naming the key, and changes nothing', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const events = recordEvents(hub, 'config.changed');
+    const before = structuredClone(hub.services.config.get());
+    for (const patch of [{ server: { port: 'x' } }, { system: { instance_ttl_ms: 5 } }]) {
+      const out = await hub.call('system.config', { action: 'patch', patch, persist: true });
+      expect(out.ok).toBe(false);
+      if (out.ok) continue;
+      expect(out.error.code).toBe('INVALID_INPUT');
+      expect(out.error.message).toContain(
+        Object.keys(patch)[0] === 'server' ? 'server.port' : 'system.instance_ttl_ms',
+      );
+    }
+    expect(hub.services.config.get()).toEqual(before);
+    expect(readFileSync(hub.services.config.projectFile, 'utf8')).toBe(COMMENTED);
+    expect(events).toEqual([]);
+  });
+
+  it('rejects an unknown key naming it, and changes nothing', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    const before = structuredClone(hub.services.config.get());
+    const out = await hub.call('system.config', {
+      action: 'patch',
+      patch: { system: { bogus_key: 1 } },
+      persist: true,
+    });
+    expect(out.ok ? undefined : out.error.code).toBe('INVALID_INPUT');
+    if (!out.ok) expect(out.error.message).toContain('bogus_key');
+    const set = await hub.call('system.config', { action: 'set', value: { ...before, nonsense: true } });
+    expect(set.ok ? undefined : set.error.message).toContain('nonsense');
+    expect(hub.services.config.get()).toEqual(before);
+    expect(readFileSync(hub.services.config.projectFile, 'utf8')).toBe(COMMENTED);
+  });
+
+  it('names the missing field for set and patch', async () => {
+    hub = await testHub();
+    const set = await hub.call('system.config', { action: 'set' });
+    expect(set.ok ? undefined : set.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining("'value'"),
+    });
+    const patch = await hub.call('system.config', { action: 'patch' });
+    expect(patch.ok ? undefined : patch.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining("'patch'"),
+    });
+    const bad = await hub.call('system.config', { action: 'remove' });
+    expect(bad.ok ? undefined : bad.error).toMatchObject({
+      code: 'INVALID_INPUT',
+      message: expect.stringContaining('action'),
+    });
+  });
+
+  it('answers NOT_FOUND to a principal without the admin role, like an unknown tool', async () => {
+    hub = await testHub();
+    const out = await hub.call('system.config', { action: 'get' }, AGENT);
+    const unknown = await hub.call('system.nonexistent', {}, AGENT);
+    expect(out.ok ? undefined : out.error.code).toBe('NOT_FOUND');
+    expect(unknown.ok ? undefined : unknown.error.message.replace('system.nonexistent', 'system.config')).toBe(
+      out.ok ? undefined : out.error.message,
+    );
+    const admin = await hub.call('system.config', { action: 'get' }, { id: 'ops', roles: ['admin'] });
+    expect(admin.ok).toBe(true);
+  });
+
+  it('re-arms the expiry timer when the ttl changes', async () => {
+    hub = await testHub();
+    const events = recordEvents(hub, 'instance.expired');
+    await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 150 } } });
+    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    // With the default 30 s ttl the timer ticks every second; after the patch it ticks every ~37 ms.
+    await until(async () => events.length > 0, 700);
+  });
+});

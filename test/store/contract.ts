@@ -1,0 +1,498 @@
+// The Store contract suite: every Store implementation (SQLite, Redis, …) must pass it unchanged.
+// It uses only the Store interface — no SQL, no keys, no timing beyond real leases — so it pins behaviour, not storage.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { HubEvent } from '../../src/core/context.ts';
+import type { Store, Task, TaskFilter, TaskStatus } from '../../src/store/contract.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The list order every store must produce: priority desc, then creation time, then id. */
+function byListOrder(a: Task, b: Task): number {
+  return b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
+}
+
+/**
+ * Define the contract suite for one Store implementation. `make` returns a fresh, empty, open store per test;
+ * the suite closes it afterwards.
+ *
+ * @example
+ * storeContract('sqlite', async () => SqliteStore.open(join(dir, `${randomUUID()}.db`)));
+ */
+export function storeContract(name: string, make: () => Promise<Store>): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await make();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+
+    /** Every page of a listing, following nextCursor until it is null. */
+    async function allPages(filter: Omit<TaskFilter, 'cursor'>): Promise<{ pages: Task[][]; tasks: Task[] }> {
+      const pages: Task[][] = [];
+      let cursor: string | undefined;
+      for (let guard = 0; guard < 1000; guard++) {
+        const page = await store.tasks.list({ ...filter, cursor });
+        pages.push(page.tasks);
+        if (!page.nextCursor) break;
+        cursor = page.nextCursor;
+      }
+      return { pages, tasks: pages.flat() };
+    }
+
+    async function createMany(priorities: number[], extra: { type?: string } = {}): Promise<Task[]> {
+      const out: Task[] = [];
+      for (const [i, priority] of priorities.entries())
+        out.push(await store.tasks.create({ text: `task ${i}`, priority, ...extra }));
+      return out;
+    }
+
+    describe('tasks', () => {
+      it('creates a pending task with every field set', async () => {
+        const task = await store.tasks.create({ text: 'Write the README', priority: 70 });
+        expect(task).toEqual({
+          id: expect.stringMatching(/^t-[0-9a-z]+$/),
+          text: 'Write the README',
+          priority: 70,
+          status: 'pending',
+          type: null,
+          metadata: null,
+          assignedTo: null,
+          result: null,
+          error: null,
+          createdAt: expect.any(String),
+          updatedAt: task.createdAt,
+          completedAt: null,
+          version: 1,
+        });
+        expect(new Date(task.createdAt).toISOString()).toBe(task.createdAt);
+        expect(await store.tasks.get(task.id)).toEqual(task);
+      });
+
+      it('round-trips type and nested JSON metadata', async () => {
+        const metadata = { files: ['a.ts', 'b.ts'], nested: { n: 1, ok: true, none: null }, text: 'ünïcødé ✓' };
+        const task = await store.tasks.create({ text: 'x', priority: 1, type: 'bug', metadata });
+        expect(task.type).toBe('bug');
+        expect((await store.tasks.get(task.id))?.metadata).toEqual(metadata);
+      });
+
+      it('gives every task a distinct id, even when created at once', async () => {
+        const tasks = await Promise.all(
+          Array.from({ length: 50 }, (_, i) => store.tasks.create({ text: `t${i}`, priority: 50 })),
+        );
+        expect(new Set(tasks.map((t) => t.id)).size).toBe(50);
+      });
+
+      it('answers undefined for an unknown id', async () => {
+        expect(await store.tasks.get('t-does-not-exist')).toBeUndefined();
+      });
+
+      it('rejects malformed new tasks with INVALID_INPUT and stores nothing', async () => {
+        await expect(store.tasks.create({ text: '', priority: 1 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(store.tasks.create({ text: 'x', priority: 1.5 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        await expect(store.tasks.create({ text: 42 as unknown as string, priority: 1 })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        await expect(
+          store.tasks.create({ text: 'x', priority: 1, metadata: [1] as unknown as Record<string, unknown> }),
+        ).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await expect(store.tasks.create({ text: 'x', priority: 1, metadata: cyclic })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        expect((await store.tasks.list()).tasks).toEqual([]);
+      });
+    });
+
+    describe('task listing', () => {
+      it('orders by priority (high first), then creation, then id', async () => {
+        const created = await createMany([10, 90, 50, 90, 10, 50, 100, 0]);
+        const { tasks } = await store.tasks.list();
+        expect(tasks.map((t) => t.id)).toEqual([...created].sort(byListOrder).map((t) => t.id));
+        expect(tasks.map((t) => t.priority)).toEqual([100, 90, 90, 50, 50, 10, 10, 0]);
+        // Equal priorities keep creation order.
+        expect(tasks[1].id).toBe(created[1].id);
+        expect(tasks[2].id).toBe(created[3].id);
+      });
+
+      it('returns an empty page without a cursor on an empty board', async () => {
+        expect(await store.tasks.list()).toEqual({ tasks: [], nextCursor: null });
+      });
+
+      it('pages through every task exactly once, in order, including runs of equal priority', async () => {
+        const priorities = Array.from({ length: 37 }, (_, i) => [50, 50, 50, 20, 80][i % 5]);
+        const created = await createMany(priorities);
+        for (const limit of [1, 3, 5, 7, 36, 37, 38]) {
+          const { pages, tasks } = await allPages({ limit });
+          expect(tasks.map((t) => t.id)).toEqual([...created].sort(byListOrder).map((t) => t.id));
+          expect(pages.every((p) => p.length <= limit)).toBe(true);
+          // No empty trailing page: the last page is the one that said "no more".
+          expect(pages.at(-1)?.length).toBeGreaterThan(0);
+        }
+      });
+
+      it('gives no cursor when the page is exactly the last one', async () => {
+        await createMany([1, 2, 3, 4]);
+        const first = await store.tasks.list({ limit: 2 });
+        expect(first.nextCursor).toEqual(expect.any(String));
+        const second = await store.tasks.list({ limit: 2, cursor: first.nextCursor! });
+        expect(second.tasks).toHaveLength(2);
+        expect(second.nextCursor).toBeNull();
+      });
+
+      it('neither repeats nor skips earlier tasks when tasks are created between pages', async () => {
+        const created = await createMany([50, 50, 50, 50, 50, 50]);
+        const first = await store.tasks.list({ limit: 3 });
+        // One sorts before the cursor (already passed), one after it (still to come).
+        const before = await store.tasks.create({ text: 'urgent', priority: 99 });
+        const after = await store.tasks.create({ text: 'later', priority: 1 });
+        const rest = await allPagesFrom(first.nextCursor!, 3);
+        const seen = [...first.tasks, ...rest].map((t) => t.id);
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen).toEqual([...created.map((t) => t.id), after.id]);
+        expect(seen).not.toContain(before.id);
+      });
+
+      async function allPagesFrom(cursor: string, limit: number): Promise<Task[]> {
+        const out: Task[] = [];
+        let next: string | null = cursor;
+        while (next) {
+          const page = await store.tasks.list({ limit, cursor: next });
+          out.push(...page.tasks);
+          next = page.nextCursor;
+        }
+        return out;
+      }
+
+      it('defaults to 50 per page and accepts up to 500', async () => {
+        await createMany(Array.from({ length: 55 }, () => 50));
+        const page = await store.tasks.list();
+        expect(page.tasks).toHaveLength(50);
+        expect(page.nextCursor).not.toBeNull();
+        expect((await store.tasks.list({ limit: 500 })).tasks).toHaveLength(55);
+      });
+
+      it('rejects a limit outside 1..500 with INVALID_INPUT', async () => {
+        for (const limit of [0, -1, 501, 2.5]) {
+          await expect(store.tasks.list({ limit })).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining('limit'),
+          });
+        }
+      });
+
+      it('rejects a cursor it did not issue with INVALID_INPUT naming the cursor', async () => {
+        await createMany([1, 2]);
+        for (const cursor of ['garbage!', 'not-a-cursor', '']) {
+          await expect(store.tasks.list({ cursor })).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining('cursor'),
+          });
+        }
+      });
+
+      it('filters by one or several statuses', async () => {
+        const [a, b, c] = await createMany([1, 2, 3]);
+        await store.tasks.update(b.id, { status: 'assigned', assignedTo: 'w1' });
+        await store.tasks.update(c.id, { status: 'completed' });
+        const ids = async (status: TaskStatus[]) => (await store.tasks.list({ status })).tasks.map((t) => t.id);
+        expect(await ids(['pending'])).toEqual([a.id]);
+        expect(await ids(['completed', 'pending'])).toEqual([c.id, a.id]);
+        expect(await ids(['failed'])).toEqual([]);
+        // An empty list is no status filter at all.
+        expect(await ids([])).toEqual([c.id, b.id, a.id]);
+      });
+
+      it('filters by assignee and type, combined with status and pagination', async () => {
+        const bugs = await createMany([5, 5, 5, 5, 5], { type: 'bug' });
+        const docs = await createMany([5, 5], { type: 'docs' });
+        for (const t of [bugs[0], bugs[2], bugs[4], docs[0]])
+          await store.tasks.update(t.id, { status: 'assigned', assignedTo: 'w1' });
+        await store.tasks.update(bugs[1].id, { status: 'assigned', assignedTo: 'w2' });
+
+        const ids = (tasks: Task[]) => tasks.map((t) => t.id);
+        expect(ids((await allPages({ type: 'docs', limit: 1 })).tasks)).toEqual(ids(docs));
+        expect(ids((await allPages({ assignedTo: 'w1', limit: 2 })).tasks)).toEqual(
+          ids([bugs[0], bugs[2], bugs[4], docs[0]]),
+        );
+        expect(ids((await allPages({ assignedTo: 'w1', type: 'bug', status: ['assigned'], limit: 2 })).tasks)).toEqual(
+          ids([bugs[0], bugs[2], bugs[4]]),
+        );
+        expect(ids((await allPages({ type: 'bug', status: ['pending'], limit: 1 })).tasks)).toEqual(ids([bugs[3]]));
+        expect((await store.tasks.list({ assignedTo: 'nobody' })).tasks).toEqual([]);
+      });
+
+      it('rejects an unknown status filter with INVALID_INPUT', async () => {
+        await expect(store.tasks.list({ status: ['done' as TaskStatus] })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+      });
+    });
+
+    describe('task updates', () => {
+      it('applies a patch, keeps other fields and bumps version and updatedAt', async () => {
+        const task = await store.tasks.create({ text: 'old', priority: 10, type: 'bug', metadata: { a: 1 } });
+        await sleep(5);
+        const res = await store.tasks.update(task.id, { text: 'new', priority: 20 });
+        expect(res.ok).toBe(true);
+        if (!res.ok) return;
+        expect(res.task).toMatchObject({
+          id: task.id,
+          text: 'new',
+          priority: 20,
+          type: 'bug',
+          metadata: { a: 1 },
+          status: 'pending',
+          version: 2,
+        });
+        expect(res.task.createdAt).toBe(task.createdAt);
+        expect(res.task.updatedAt > task.updatedAt).toBe(true);
+        expect(await store.tasks.get(task.id)).toEqual(res.task);
+      });
+
+      it('clears nullable fields set to null and ignores undefined ones', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1, type: 'bug', metadata: { a: 1 } });
+        const res = await store.tasks.update(task.id, { type: null, metadata: null, text: undefined });
+        expect(res).toMatchObject({ ok: true, task: { type: null, metadata: null, text: 'x' } });
+      });
+
+      it('stores results and errors as given', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1 });
+        const result = { summary: 'done', files: ['a.ts'], count: 3 };
+        const done = await store.tasks.update(task.id, {
+          status: 'completed',
+          result,
+          completedAt: '2030-01-01T00:00:00.000Z',
+        });
+        expect(done).toMatchObject({
+          ok: true,
+          task: { status: 'completed', result, completedAt: '2030-01-01T00:00:00.000Z' },
+        });
+        const other = await store.tasks.create({ text: 'y', priority: 1 });
+        await store.tasks.update(other.id, { status: 'failed', error: 'no access', result: 'scalar result' });
+        expect(await store.tasks.get(other.id)).toMatchObject({
+          status: 'failed',
+          error: 'no access',
+          result: 'scalar result',
+        });
+      });
+
+      it('updates only from an allowed status (compare-and-set)', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1 });
+        const ok = await store.tasks.update(task.id, { status: 'assigned', assignedTo: 'w1' }, { from: ['pending'] });
+        expect(ok).toMatchObject({ ok: true, task: { status: 'assigned', assignedTo: 'w1', version: 2 } });
+      });
+
+      it('answers conflict with the current, unchanged task when the status is not allowed', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1 });
+        await store.tasks.update(task.id, { status: 'completed' });
+        const current = await store.tasks.get(task.id);
+        const res = await store.tasks.update(task.id, { status: 'assigned', assignedTo: 'w1' }, { from: ['pending'] });
+        expect(res).toEqual({ ok: false, reason: 'conflict', task: current });
+        expect(await store.tasks.get(task.id)).toEqual(current);
+      });
+
+      it('lets exactly one of two racing compare-and-set updates win', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1 });
+        const results = await Promise.all(
+          ['w1', 'w2', 'w3'].map((w) =>
+            store.tasks.update(task.id, { status: 'assigned', assignedTo: w }, { from: ['pending'] }),
+          ),
+        );
+        expect(results.filter((r) => r.ok)).toHaveLength(1);
+        expect(results.filter((r) => !r.ok && r.reason === 'conflict')).toHaveLength(2);
+        expect((await store.tasks.get(task.id))?.version).toBe(2);
+      });
+
+      it('answers not_found for an unknown id', async () => {
+        expect(await store.tasks.update('t-nope', { text: 'x' })).toEqual({ ok: false, reason: 'not_found' });
+        expect(await store.tasks.update('t-nope', { text: 'x' }, { from: ['pending'] })).toEqual({
+          ok: false,
+          reason: 'not_found',
+        });
+      });
+
+      it('rejects a malformed patch with INVALID_INPUT and leaves the task untouched', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1, metadata: { keep: true } });
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        const bad: unknown[] = [
+          { status: 'done' },
+          { priority: 'high' },
+          { priority: 1.5 },
+          { text: '' },
+          { text: 'fine', metadata: 'not an object' },
+          { text: 'fine', result: cyclic },
+          { text: 'fine', result: 10n },
+          { id: 'other' },
+          { version: 99 },
+          { toString: 'x' },
+        ];
+        for (const patch of bad) {
+          await expect(store.tasks.update(task.id, patch as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        }
+        expect(await store.tasks.get(task.id)).toEqual(task);
+      });
+    });
+
+    describe('releasing an instance', () => {
+      it('puts its assigned and in-progress tasks back to pending and leaves the rest alone', async () => {
+        const [a, b, c, d, e] = await createMany([1, 2, 3, 4, 5]);
+        await store.tasks.update(a.id, { status: 'assigned', assignedTo: 'w1' });
+        await store.tasks.update(b.id, { status: 'in_progress', assignedTo: 'w1' });
+        await store.tasks.update(c.id, { status: 'completed', assignedTo: 'w1' });
+        await store.tasks.update(d.id, { status: 'assigned', assignedTo: 'w2' });
+
+        const released = await store.tasks.releaseInstance('w1');
+        expect([...released].sort()).toEqual([a.id, b.id].sort());
+        for (const id of [a.id, b.id]) {
+          expect(await store.tasks.get(id)).toMatchObject({ status: 'pending', assignedTo: null, version: 3 });
+        }
+        // Finished work keeps its assignee for history; other instances' work is untouched.
+        expect(await store.tasks.get(c.id)).toMatchObject({ status: 'completed', assignedTo: 'w1', version: 2 });
+        expect(await store.tasks.get(d.id)).toMatchObject({ status: 'assigned', assignedTo: 'w2', version: 2 });
+        expect(await store.tasks.get(e.id)).toMatchObject({ status: 'pending', version: 1 });
+        expect(await store.tasks.releaseInstance('w1')).toEqual([]);
+        expect(await store.tasks.releaseInstance('unknown')).toEqual([]);
+      });
+    });
+
+    describe('instances', () => {
+      it('registers an instance with a lease of ttlMs', async () => {
+        const before = Date.now();
+        const inst = await store.instances.register('w1', ['coder'], 60_000);
+        expect(inst).toEqual({
+          id: 'w1',
+          roles: ['coder'],
+          registeredAt: expect.any(String),
+          lastSeenAt: inst.registeredAt,
+          expiresAt: expect.any(Number),
+        });
+        expect(inst.expiresAt).toBeGreaterThanOrEqual(before + 60_000);
+        expect(inst.expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+        expect(await store.instances.get('w1')).toEqual(inst);
+      });
+
+      it('registering again refreshes the lease, replaces roles and keeps registeredAt', async () => {
+        const first = await store.instances.register('w1', ['coder'], 1_000);
+        await sleep(5);
+        const again = await store.instances.register('w1', ['reviewer', 'admin'], 60_000);
+        expect(again.roles).toEqual(['reviewer', 'admin']);
+        expect(again.registeredAt).toBe(first.registeredAt);
+        expect(again.lastSeenAt > first.lastSeenAt).toBe(true);
+        expect(again.expiresAt).toBeGreaterThan(first.expiresAt);
+        expect(await store.instances.list()).toHaveLength(1);
+      });
+
+      it('heartbeat extends a live lease', async () => {
+        const inst = await store.instances.register('w1', [], 1_000);
+        await sleep(5);
+        const beat = await store.instances.heartbeat('w1', 60_000);
+        expect(beat).toMatchObject({ id: 'w1', registeredAt: inst.registeredAt });
+        expect(beat!.expiresAt).toBeGreaterThan(inst.expiresAt);
+        expect(beat!.lastSeenAt > inst.lastSeenAt).toBe(true);
+        expect(await store.instances.get('w1')).toEqual(beat);
+      });
+
+      it('heartbeat answers undefined for an unknown instance and does not create it', async () => {
+        expect(await store.instances.heartbeat('ghost', 60_000)).toBeUndefined();
+        expect(await store.instances.get('ghost')).toBeUndefined();
+      });
+
+      it('heartbeat after the lease ended answers undefined, even before expire() ran', async () => {
+        await store.instances.register('w1', [], 1);
+        await sleep(20);
+        expect(await store.instances.heartbeat('w1', 60_000)).toBeUndefined();
+        // The stale record is still visible to get() until expire() removes it; callers compare expiresAt.
+        const stale = await store.instances.get('w1');
+        expect(stale && stale.expiresAt < Date.now()).toBe(true);
+      });
+
+      it('a new registration after the lease ended starts a new registeredAt', async () => {
+        const first = await store.instances.register('w1', [], 1);
+        await sleep(20);
+        const again = await store.instances.register('w1', [], 60_000);
+        expect(again.registeredAt > first.registeredAt).toBe(true);
+      });
+
+      it('expire(now) removes exactly the instances whose lease ended before now', async () => {
+        const a = await store.instances.register('a', [], 1_000);
+        const b = await store.instances.register('b', [], 60_000);
+        await store.instances.register('c', [], 120_000);
+        // Boundary: a lease ending exactly at `now` has not ended *before* now.
+        expect(await store.instances.expire(a.expiresAt)).toEqual([]);
+        expect([...(await store.instances.expire(b.expiresAt + 1))].sort()).toEqual(['a', 'b']);
+        expect(await store.instances.get('a')).toBeUndefined();
+        expect((await store.instances.list()).map((i) => i.id)).toEqual(['c']);
+        expect(await store.instances.expire(b.expiresAt + 1)).toEqual([]);
+      });
+
+      it('lists every instance', async () => {
+        await store.instances.register('b', ['x'], 60_000);
+        await store.instances.register('a', [], 60_000);
+        expect((await store.instances.list()).map((i) => i.id).sort()).toEqual(['a', 'b']);
+      });
+    });
+
+    describe('event log', () => {
+      const event = (n: number): HubEvent => ({
+        type: 'test.event',
+        n,
+        at: new Date(1_700_000_000_000 + n).toISOString(),
+      });
+
+      it('returns the most recent events oldest first with increasing seq', async () => {
+        for (let n = 1; n <= 10; n++) await store.events.append(event(n));
+        const recent = await store.events.recent(4);
+        expect(recent.map((e) => (e.event as HubEvent).n)).toEqual([7, 8, 9, 10]);
+        const seqs = recent.map((e) => e.seq);
+        expect(seqs).toEqual([...seqs].sort((x, y) => x - y));
+        expect(new Set(seqs).size).toBe(4);
+        expect(recent[0].event).toEqual(event(7));
+        expect((await store.events.recent(100)).map((e) => (e.event as HubEvent).n)).toEqual([
+          1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+        ]);
+        expect(await store.events.recent(0)).toEqual([]);
+      });
+
+      it('round-trips call events with nested input and output', async () => {
+        const call = {
+          type: 'call' as const,
+          name: 'task.create',
+          input: { text: 'x', nested: [1, { a: null }] },
+          output: { id: 't-1' },
+          principal: 'p',
+          transport: 'cli' as const,
+          requestId: 'r1',
+          durationMs: 1.5,
+          at: new Date().toISOString(),
+        };
+        await store.events.append(call);
+        expect((await store.events.recent(1))[0].event).toEqual(call);
+      });
+
+      it('trim keeps only the newest events and never reuses a seq', async () => {
+        for (let n = 1; n <= 10; n++) await store.events.append(event(n));
+        const lastSeq = (await store.events.recent(1))[0].seq;
+        await store.events.trim(3);
+        const kept = await store.events.recent(100);
+        expect(kept.map((e) => (e.event as HubEvent).n)).toEqual([8, 9, 10]);
+        await store.events.trim(5);
+        expect(await store.events.recent(100)).toEqual(kept);
+        await store.events.trim(0);
+        expect(await store.events.recent(100)).toEqual([]);
+        await store.events.append(event(11));
+        expect((await store.events.recent(1))[0].seq).toBeGreaterThan(lastSeq);
+      });
+    });
+
+    it('answers ping', async () => {
+      expect(await store.ping()).toBe(true);
+    });
+  });
+}

@@ -1,0 +1,153 @@
+// SqliteStore: the shared Store contract on a real file and in memory, plus what only SQLite has —
+// persistence across reopen, WAL, schema versioning, cursor tampering and two handles on one file.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
+import { storeContract } from './contract.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-sqlite-'));
+const dbFile = () => join(dir, `${randomUUID()}.db`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+storeContract('sqlite (file)', async () => SqliteStore.open(dbFile()));
+storeContract('sqlite (:memory:)', async () => SqliteStore.open(':memory:'));
+
+describe('SqliteStore', () => {
+  const open: SqliteStore[] = [];
+  const openStore = (file: string) => {
+    const store = SqliteStore.open(file);
+    open.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const s of open.splice(0)) await s.close();
+  });
+
+  it('keeps tasks, instances and events across close and reopen', async () => {
+    const file = dbFile();
+    const first = openStore(file);
+    const task = await first.tasks.create({ text: 'persist me', priority: 42, type: 'docs', metadata: { k: [1, 2] } });
+    const moved = await first.tasks.update(task.id, { status: 'assigned', assignedTo: 'w1' });
+    const inst = await first.instances.register('w1', ['coder'], 60_000);
+    await first.events.append({ type: 'test.event', at: 'x' });
+    const seq = (await first.events.recent(1))[0].seq;
+    await first.close();
+
+    const second = openStore(file);
+    expect(await second.tasks.get(task.id)).toEqual(moved.ok && moved.task);
+    expect(await second.instances.get('w1')).toEqual(inst);
+    expect(await second.events.recent(10)).toEqual([{ seq, event: { type: 'test.event', at: 'x' } }]);
+    await second.events.append({ type: 'test.event', at: 'y' });
+    expect((await second.events.recent(1))[0].seq).toBe(seq + 1);
+  });
+
+  it('runs in WAL mode with the current schema version', () => {
+    const file = dbFile();
+    openStore(file);
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reopening an up-to-date file does not migrate again', async () => {
+    const file = dbFile();
+    const first = openStore(file);
+    await first.tasks.create({ text: 'x', priority: 1 });
+    await first.close();
+    const second = openStore(file);
+    expect((await second.tasks.list()).tasks).toHaveLength(1);
+  });
+
+  it('refuses a file written by a newer schema and leaves it untouched', () => {
+    const file = dbFile();
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    expect(() => SqliteStore.open(file)).toThrow(/schema version .* newer than this Switchboard supports/);
+    const check = new Database(file, { readonly: true });
+    expect(check.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION + 1);
+    check.close();
+  });
+
+  it('rejects tampered cursors with INVALID_INPUT that says what to do', async () => {
+    const store = openStore(':memory:');
+    for (let i = 0; i < 3; i++) await store.tasks.create({ text: `t${i}`, priority: 1 });
+    const b64 = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
+    const tampered = [
+      b64('not json'),
+      b64({ p: 'high', c: '2024', i: 't-1' }),
+      b64({ p: 1.5, c: '2024', i: 't-1' }),
+      b64({ p: 1, c: 2024, i: 't-1' }),
+      b64([1, '2024', 't-1']),
+      b64(null),
+      'a'.repeat(2000),
+      'abc=',
+      'ab cd',
+    ];
+    for (const cursor of tampered) {
+      await expect(store.tasks.list({ cursor })).rejects.toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringMatching(/cursor .*Pass the nextCursor of the previous page unchanged/),
+      });
+    }
+  });
+
+  it('issues opaque base64url cursors', async () => {
+    const store = openStore(':memory:');
+    for (let i = 0; i < 3; i++) await store.tasks.create({ text: `t${i}`, priority: 1 });
+    const { nextCursor } = await store.tasks.list({ limit: 1 });
+    expect(nextCursor).toMatch(/^[A-Za-z0-9_-]+$/);
+  });
+
+  it('issues time-sortable task ids', async () => {
+    const store = openStore(':memory:');
+    const ids: string[] = [];
+    for (let i = 0; i < 200; i++) ids.push((await store.tasks.create({ text: `t${i}`, priority: 1 })).id);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]).toMatch(/^t-[0-9a-z]{16}$/);
+  });
+
+  it('shares state and compare-and-set between two handles on one file', async () => {
+    const file = dbFile();
+    const a = openStore(file);
+    const b = openStore(file);
+    const task = await a.tasks.create({ text: 'shared', priority: 1 });
+    expect(await b.tasks.get(task.id)).toEqual(task);
+    expect(
+      await b.tasks.update(task.id, { status: 'assigned', assignedTo: 'w2' }, { from: ['pending'] }),
+    ).toMatchObject({ ok: true });
+    expect(
+      await a.tasks.update(task.id, { status: 'assigned', assignedTo: 'w1' }, { from: ['pending'] }),
+    ).toMatchObject({
+      ok: false,
+      reason: 'conflict',
+      task: { assignedTo: 'w2' },
+    });
+  });
+
+  it('pings false and fails calls with UNAVAILABLE once closed; closing twice is harmless', async () => {
+    const store = SqliteStore.open(':memory:');
+    expect(await store.ping()).toBe(true);
+    await store.close();
+    await store.close();
+    expect(await store.ping()).toBe(false);
+    await expect(store.tasks.list()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+  it('rejects an event JSON cannot hold without breaking the log', async () => {
+    const store = openStore(':memory:');
+    const cyclic: Record<string, unknown> = { type: 'test.event', at: 'x' };
+    cyclic.self = cyclic;
+    await expect(store.events.append(cyclic as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await store.events.append({ type: 'test.event', at: 'y' });
+    expect((await store.events.recent(10)).map((e) => e.event.at)).toEqual(['y']);
+  });
+});
