@@ -1,0 +1,90 @@
+// Configuration loading: project over user, ${VAR} expansion, and errors that name the file, line or key.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { expandString, loadConfig, mergeConfig } from '../../src/config/load.ts';
+
+function project(projectToml?: string, userToml?: string): { dir: string; env: NodeJS.ProcessEnv } {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-config-'));
+  const home = join(dir, 'home');
+  mkdirSync(join(dir, '.switchboard'), { recursive: true });
+  mkdirSync(home, { recursive: true });
+  if (projectToml !== undefined) writeFileSync(join(dir, '.switchboard/config.toml'), projectToml);
+  if (userToml !== undefined) writeFileSync(join(home, 'config.toml'), userToml);
+  return { dir, env: { SWITCHBOARD_HOME: home } };
+}
+
+describe('loadConfig', () => {
+  it('gives every default when no file exists', () => {
+    const { dir, env } = project();
+    const { config } = loadConfig(dir, env);
+    expect(config.server).toEqual({
+      host: '127.0.0.1',
+      port: 7777,
+      max_body_bytes: 4194304,
+      allowed_hosts: [],
+      allowed_origins: [],
+    });
+    expect(config.stdio.roles).toEqual(['*']);
+  });
+
+  it('lets the project win over the user scope, key by key', () => {
+    const { dir, env } = project('[server]\nport = 9000\n', '[server]\nport = 8000\nallowed_hosts = ["box.local"]\n');
+    const { config } = loadConfig(dir, env);
+    expect(config.server.port).toBe(9000);
+    expect(config.server.allowed_hosts).toEqual(['box.local']);
+  });
+
+  it('expands ${VAR} and ${VAR:-default}', () => {
+    const { dir, env } = project(
+      '[store]\npath = "${STATE_DIR:-.state}/db.sqlite"\n[server]\nallowed_hosts = ["${HOST_A}"]\n',
+    );
+    const { config } = loadConfig(dir, { ...env, HOST_A: 'a.local' });
+    expect(config.store.path).toBe('.state/db.sqlite');
+    expect(config.server.allowed_hosts).toEqual(['a.local']);
+  });
+
+  it('names the field of a missing variable without default', () => {
+    const { dir, env } = project('[server]\nallowed_hosts = ["${NOT_SET_ANYWHERE}"]\n');
+    expect(() => loadConfig(dir, env)).toThrow(
+      /server\.allowed_hosts\[0\]: environment variable NOT_SET_ANYWHERE is not set/,
+    );
+  });
+
+  it('names the file, line and column of a TOML syntax error', () => {
+    const { dir, env } = project('[server]\nport = 1\nhost = "x\n');
+    expect(() => loadConfig(dir, env)).toThrow(/config\.toml:3:\d+: Invalid TOML document/);
+  });
+
+  it('names an unknown key, also in the user file', () => {
+    const { dir, env } = project(undefined, '[server]\nhots = "x"\n');
+    expect(() => loadConfig(dir, env)).toThrow(/unknown key 'server\.hots'/);
+    const p = project('[nonsense]\na = 1\n');
+    expect(() => loadConfig(p.dir, p.env)).toThrow(/unknown key 'nonsense'/);
+  });
+
+  it('says what was expected for a wrong type', () => {
+    const { dir, env } = project('[server]\nport = "seven"\n');
+    expect(() => loadConfig(dir, env)).toThrow(/server\.port: .*expected number/);
+  });
+});
+
+describe('mergeConfig', () => {
+  it('merges arrays of named tables by name, project first', () => {
+    const merged = mergeConfig(
+      { servers: [{ name: 'a', url: 'user' }, { name: 'b' }] },
+      { servers: [{ name: 'a', url: 'project' }] },
+    );
+    expect(merged.servers).toEqual([{ name: 'a', url: 'project' }, { name: 'b' }]);
+  });
+});
+
+describe('expandString', () => {
+  it('treats an empty variable as unset so the default applies', () => {
+    expect(expandString('${EMPTY:-fallback}', 'x', { EMPTY: '' })).toBe('fallback');
+  });
+  it('leaves text without variables alone', () => {
+    expect(expandString('plain $HOME text', 'x', {})).toBe('plain $HOME text');
+  });
+});
