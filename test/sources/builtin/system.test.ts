@@ -159,7 +159,12 @@ describe('instance expiry', () => {
 
     // Only w1's lease has ended at this `now`: refresh w2 far into the future first.
     await hub.services.store.instances.register('w2', [], 10 * 60_000);
+    const taskEvents = recordEvents(hub, 'task.changed');
     const expired = await sweepExpiredInstances(hub.services, Date.now() + 60_000);
+    expect(taskEvents).toEqual(
+      expect.arrayContaining([t1, t2].map((id) => expect.objectContaining({ id, status: 'pending', action: 'release' }))),
+    );
+    expect(taskEvents).toHaveLength(2);
 
     expect(expired).toEqual([{ id: 'w1', released: expect.arrayContaining([t1, t2]) }]);
     expect(expired[0].released).toHaveLength(2);

@@ -78,7 +78,10 @@ export async function sweepExpiredInstances(services: Services, now: number = Da
   const expired: ExpiredInstance[] = [];
   for (const id of ids) {
     const released = await services.store.tasks.releaseInstance(id);
-    services.bus.publish({ type: 'instance.expired', id, released, at: new Date().toISOString() });
+    const at = new Date().toISOString();
+    services.bus.publish({ type: 'instance.expired', id, released, at });
+    // Subscribers following the board see the released tasks change like any other transition.
+    for (const taskId of released) services.bus.publish({ type: 'task.changed', id: taskId, status: 'pending', action: 'release', at });
     expired.push({ id, released });
   }
   return expired;
