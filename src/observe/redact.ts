@@ -1,0 +1,31 @@
+// Redaction for anything that leaves the process as a record (audit, logs): keys that look like secrets
+// are masked, and the serialised input is capped in size.
+
+const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|cookie|session/i;
+export const REDACTED = '[redacted]';
+
+/** Deep-copy `value` with the values of secret-looking keys replaced; cycles and depth are bounded. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 32) return '[too deep]';
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? REDACTED : redact(v, depth + 1);
+    return out;
+  }
+  return value;
+}
+
+/** Redact, serialise, and cap at `maxBytes` (UTF-8), marking a cut with its original size. */
+export function redactedJson(value: unknown, maxBytes = 4096): string {
+  const text = JSON.stringify(redact(value)) ?? 'null';
+  const size = Buffer.byteLength(text);
+  if (size <= maxBytes) return text;
+  const marker = `…[truncated, ${size} bytes]`;
+  let cut = Buffer.from(text)
+    .subarray(0, maxBytes - Buffer.byteLength(marker))
+    .toString('utf8');
+  // A cut inside a multi-byte character leaves a replacement char at the end; drop it.
+  cut = cut.replace(/\uFFFD$/, '');
+  return cut + marker;
+}
