@@ -1,6 +1,6 @@
 // The `switchboard` command: parses arguments with commander and dispatches to one file per command group.
 import { resolve } from 'node:path';
-import { Command, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { version } from '../version.ts';
 import { eventsTail } from './events.ts';
 import { fail } from './output.ts';
@@ -15,7 +15,8 @@ export function buildProgram(): Command {
     .version(version, '-v, --version')
     .option('-C, --cwd <dir>', 'project directory (where .switchboard/ lives)', process.cwd())
     .showHelpAfterError('(run with --help for usage)')
-    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .exitOverride();
 
   const cwd = () => resolve(program.opts().cwd as string);
 
@@ -30,7 +31,7 @@ export function buildProgram(): Command {
       'after',
       '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777',
     )
-    .action((o) => serve({ cwd: cwd(), ...o }));
+    .action((o) => serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }));
 
   const tools = program.command('tools').description('List and call tools.');
   tools
@@ -69,6 +70,10 @@ export async function main(argv = process.argv): Promise<void> {
   try {
     await buildProgram().parseAsync(argv);
   } catch (err) {
+    if (err instanceof CommanderError) {
+      // Help and version exit 0; every usage error (unknown command or option, missing argument) exits 2.
+      process.exit(err.exitCode === 0 ? 0 : 2);
+    }
     fail(err);
   }
 }

@@ -1,9 +1,11 @@
 // `switchboard serve`: MCP over stdio by default, or Streamable HTTP + REST with --http.
+import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { createHub } from '../hub.ts';
 import { serveHttp } from '../serve/http.ts';
 import { serveMcpStdio } from '../serve/mcp-stdio.ts';
 import { version } from '../version.ts';
+import { CliError } from './output.ts';
 
 export interface ServeOptions {
   cwd: string;
@@ -17,15 +19,17 @@ function parsePort(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535)
-    throw new Error(`--port must be an integer from 0 to 65535, got '${value}'.`);
+    throw new CliError(`--port must be an integer from 0 to 65535, got '${value}'.`, 2);
   return n;
 }
 
 export async function serve(opts: ServeOptions): Promise<void> {
   const port = parsePort(opts.port);
+  for (const dir of opts.handlers ?? []) {
+    if (!existsSync(dir)) throw new CliError(`--handlers ${dir}: no such folder.`, 2);
+  }
+  // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
   const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
-  for (const m of hub.modules)
-    if (!m.ok) process.stderr.write(`${pc.yellow('warning:')} handler module ${m.file}: ${m.error}\n`);
   if (!opts.http) {
     const stdio = serveMcpStdio(hub);
     const stop = async () => {

@@ -15,7 +15,8 @@ const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null &&
 export class LiveConfig implements ConfigAccess {
   private current: Config;
   private projectRaw: Raw;
-  private readonly userRaw: Raw;
+  /** The raw (unexpanded) configuration in effect: user + project at start, then every applied change. */
+  private runtimeRaw: Raw;
   readonly projectFile: string;
   private readonly listeners = new Set<(config: Record<string, unknown>) => void>();
 
@@ -25,7 +26,7 @@ export class LiveConfig implements ConfigAccess {
   ) {
     this.current = loaded.config;
     this.projectRaw = loaded.projectRaw;
-    this.userRaw = loaded.userRaw;
+    this.runtimeRaw = mergeConfig(loaded.userRaw, loaded.projectRaw);
     this.projectFile = loaded.files.project;
   }
 
@@ -38,6 +39,7 @@ export class LiveConfig implements ConfigAccess {
       throw new SwitchboardError('INVALID_INPUT', 'config: expected an object (a whole configuration).');
     const config = validateConfig(expandAll(next, '', this.env), 'system.config set');
     if (opts.persist) this.persist(next);
+    this.runtimeRaw = structuredClone(next);
     this.apply(config);
     return config;
   }
@@ -45,9 +47,11 @@ export class LiveConfig implements ConfigAccess {
   async patch(patch: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
     if (!isPlain(patch))
       throw new SwitchboardError('INVALID_INPUT', 'patch: expected an object (an RFC 7396 merge patch).');
-    const effective = mergePatch.apply(structuredClone(mergeConfig(this.userRaw, this.projectRaw)), patch) as Raw;
+    // Patch what is in effect now, so successive in-memory patches accumulate.
+    const effective = mergePatch.apply(structuredClone(this.runtimeRaw), patch) as Raw;
     const config = validateConfig(expandAll(effective, '', this.env), 'system.config patch');
     if (opts.persist) this.persist(mergePatch.apply(structuredClone(this.projectRaw), patch) as Raw);
+    this.runtimeRaw = effective;
     this.apply(config);
     return config;
   }

@@ -56,8 +56,29 @@ describe('switchboard CLI', () => {
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/Unknown tool 'nope.missing'/);
     const badCommand = await run(dir, ['frobnicate']);
-    expect(badCommand.code).not.toBe(0);
+    expect(badCommand.code).toBe(2);
     expect(badCommand.stderr).toMatch(/unknown command/);
+    const badPort = await run(dir, ['serve', '--http', '--port', '99999']);
+    expect(badPort.code).toBe(2);
+    expect(badPort.stderr).toMatch(/--port must be an integer from 0 to 65535, got '99999'/);
+    const badHandlers = await run(dir, ['serve', '--handlers', join(dir, 'no-such-folder')]);
+    expect(badHandlers.code).toBe(2);
+    expect(badHandlers.stderr).toMatch(/no-such-folder: no such folder/);
+  });
+
+  it("loads a TypeScript handler importing 'switchboard' in a project with no package.json or install", async () => {
+    const project = tempProject();
+    mkdirSync(join(project, '.switchboard/handlers'), { recursive: true });
+    writeFileSync(
+      join(project, '.switchboard/handlers/shout.ts'),
+      `import { defineCapability, z } from 'switchboard';
+       export const shout = defineCapability({ name: 'demo.shout', description: 'Upper-case the text.',
+         input: z.object({ text: z.string() }), handle: ({ text }: { text: string }) => ({ text: text.toUpperCase() }) });`,
+    );
+    const { code, stdout, stderr } = await run(project, ['tools', 'call', 'demo.shout', 'text=hey']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout)).toEqual({ text: 'HEY' });
   });
 
   it('refuses to bind a non-loopback address', async () => {

@@ -384,6 +384,13 @@ describe('system.config', () => {
     expect(readFileSync(hub.services.config.projectFile, 'utf8')).toBe(COMMENTED);
   });
 
+  it('accumulates successive in-memory patches instead of starting again from the files', async () => {
+    hub = await testHub({ cwd: projectWith(COMMENTED) });
+    await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 60_000 } } });
+    const out = await hub.value('system.config', { action: 'patch', patch: { events: { retain: 10 } } });
+    expect(out.config).toMatchObject({ system: { instance_ttl_ms: 60_000 }, events: { retain: 10 } });
+  });
+
   it('persists a patch to the project file keeping its comments', async () => {
     hub = await testHub({ cwd: projectWith(COMMENTED) });
     const out = await hub.value('system.config', {
