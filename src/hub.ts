@@ -13,6 +13,7 @@ import { Registry } from './core/registry.ts';
 import { InProcessBus } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
+import { redactedValue } from './observe/redact.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
 import type { Store } from './store/contract.ts';
@@ -74,11 +75,14 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   pipeline.observe((state, outcome) => {
     const ms = performance.now() - state.startedAt;
     metrics.finished(state.entry.capability.name, ms, !outcome.ok);
+    // Events are stored and streamed: secret-looking keys are masked and large values capped.
     bus.publish({
       type: 'call',
       name: state.entry.capability.name,
-      input: state.req.input,
-      ...(outcome.ok ? { output: outcome.raw ? outcome.raw.content : outcome.value } : { error: outcome.error }),
+      input: redactedValue(state.req.input),
+      ...(outcome.ok
+        ? { output: redactedValue(outcome.raw ? outcome.raw.content : outcome.value) }
+        : { error: outcome.error }),
       principal: state.req.principal.id,
       transport: state.req.transport,
       requestId: state.ctx.requestId,

@@ -29,3 +29,11 @@ export function redactedJson(value: unknown, maxBytes = 4096): string {
   cut = cut.replace(/\uFFFD$/, '');
   return cut + marker;
 }
+
+/** The redacted value itself when its JSON fits in `maxBytes`, else the capped JSON text (for event records). */
+export function redactedValue(value: unknown, maxBytes = 4096): unknown {
+  if (value === undefined) return undefined;
+  const clean = redact(value);
+  const text = JSON.stringify(clean) ?? 'null';
+  return Buffer.byteLength(text) <= maxBytes ? clean : redactedJson(value, maxBytes);
+}

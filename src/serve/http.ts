@@ -2,7 +2,7 @@
 // Loopback only until authentication exists; every route answers through the one pipeline.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hostHeaderValidation, originValidation } from '@modelcontextprotocol/node';
+import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
 import type { Principal } from '../core/context.ts';
 import { SwitchboardError, toErrorInfo } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
@@ -21,7 +21,8 @@ export interface HttpHandle {
   server: Server;
   url: string;
   port: number;
-  close(): Promise<void>;
+  /** Stop accepting, let in-flight calls finish for up to `graceMs` (default 5 s), then close everything. */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Whether an address is loopback (127.0.0.0/8, ::1, localhost). */
@@ -41,17 +42,32 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   }
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const hostnames = [...new Set([...LOOPBACK_HOSTS, bracketed, ...cfg.allowed_hosts])];
-  const validateHost = hostHeaderValidation(hostnames);
-  const validateOrigin = originValidation([...LOOPBACK_HOSTS, ...cfg.allowed_origins.map(originHost)]);
+  const originHostnames = [...new Set([...localhostAllowedOrigins(), bracketed])];
+  const exactOrigins = new Set(cfg.allowed_origins.map(normalOrigin));
+  /** DNS-rebinding guard: the Host must name this server; a browser Origin must be local or listed exactly. */
+  const guard = (req: IncomingMessage): string | undefined => {
+    const h = validateHostHeader(req.headers.host, hostnames);
+    if (!h.ok) return h.message;
+    const origin = req.headers.origin;
+    if (origin === undefined || exactOrigins.has(normalOrigin(origin))) return undefined;
+    const o = validateOriginHeader(origin, originHostnames);
+    return o.ok ? undefined : o.message;
+  };
   const maxBody = cfg.max_body_bytes;
   const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
   // Until tokens exist (policy issue) every HTTP caller is the anonymous principal with all roles.
   const principalOf = (_req: IncomingMessage): Principal => ({ id: 'anonymous', roles: ['*'] });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!validateHost(req, res) || !validateOrigin(req, res)) return;
     const url = new URL(req.url ?? '/', 'http://localhost');
     const path = url.pathname;
+    const refused = guard(req);
+    if (refused) {
+      // The same refusal in each face's own error shape.
+      if (path === '/mcp')
+        return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
+      return sendError(res, { code: 'FORBIDDEN', message: refused });
+    }
     const principal = principalOf(req);
     if (path === '/mcp') {
       const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
@@ -85,7 +101,13 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     });
   }
 
+  // In-flight calls, for a graceful stop; long-lived streams (GET /mcp, /v1/events) are not counted.
+  let inFlight = 0;
   const server = createServer((req, res) => {
+    if (req.method !== 'GET') {
+      inFlight++;
+      res.once('close', () => inFlight--);
+    }
     route(req, res).catch((err) => {
       hub.services.logger.error({ err }, 'http request failed');
       if (!res.headersSent) sendError(res, toErrorInfo(err));
@@ -105,10 +127,15 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     server,
     port: actual,
     url: `http://${bracketed}:${actual}`,
-    async close() {
+    /** Stop accepting, let in-flight requests finish for up to `graceMs`, then cut what is left. */
+    async close(graceMs = 5_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       await mcp.close();
       server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await closed;
     },
   };
 }
@@ -135,9 +162,9 @@ async function readJsonOrAnswer(
   }
 }
 
-function originHost(origin: string): string {
+function normalOrigin(origin: string): string {
   try {
-    return new URL(origin).hostname;
+    return new URL(origin).origin;
   } catch {
     return origin;
   }

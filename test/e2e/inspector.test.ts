@@ -19,7 +19,19 @@ afterAll(async () => {
 async function inspector(args: string[]): Promise<any> {
   const { stdout } = await exec(
     'npx',
-    ['-y', '-p', 'node@22', '-p', '@modelcontextprotocol/inspector@2.12.0', 'mcp-inspector', '--cli', `${server.url}/mcp`, '--transport', 'http', ...args],
+    [
+      '-y',
+      '-p',
+      'node@22',
+      '-p',
+      '@modelcontextprotocol/inspector@2.12.0',
+      'mcp-inspector',
+      '--cli',
+      `${server.url}/mcp`,
+      '--transport',
+      'http',
+      ...args,
+    ],
     { cwd: tmpdir(), timeout: 240_000, maxBuffer: 16 * 1024 * 1024 },
   );
   return JSON.parse(stdout.slice(stdout.indexOf('{')));
@@ -28,8 +40,17 @@ async function inspector(args: string[]): Promise<any> {
 describe('MCP Inspector CLI', () => {
   it('lists the tools and calls one', { timeout: 300_000 }, async () => {
     const list = await inspector(['--method', 'tools/list']);
-    expect(list.tools.map((t: { name: string }) => t.name)).toEqual(expect.arrayContaining(['task__create', 'fixture__echo']));
-    const call = await inspector(['--method', 'tools/call', '--tool-name', 'fixture__echo', '--tool-arg', 'text=from inspector']);
+    expect(list.tools.map((t: { name: string }) => t.name)).toEqual(
+      expect.arrayContaining(['task__create', 'fixture__echo']),
+    );
+    const call = await inspector([
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'fixture__echo',
+      '--tool-arg',
+      'text=from inspector',
+    ]);
     expect(call.structuredContent).toEqual({ text: 'from inspector' });
   });
 });

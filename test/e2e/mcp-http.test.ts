@@ -145,9 +145,18 @@ describe('HTTP guards and probes', () => {
     expect(await status('/healthz', 'GET')).toBe(403);
   });
 
-  it('refuses a foreign Origin with 403', async () => {
+  it('refuses a foreign Origin with 403, in the JSON-RPC shape on /mcp and the REST shape on /v1', async () => {
     const res = await post('/mcp', '{}', { origin: 'https://evil.example.com' });
     expect(res.status).toBe(403);
+    expect((await res.json()).error.code).toBe(-32000);
+    const rest = await post('/v1/tools/fixture__echo', '{"text":"x"}', { origin: 'https://evil.example.com' });
+    expect(rest.status).toBe(403);
+    expect((await rest.json()).error.code).toBe('FORBIDDEN');
+  });
+
+  it('accepts a local browser Origin on any port', async () => {
+    const res = await post('/v1/tools/fixture__echo', '{"text":"x"}', { origin: 'http://localhost:5173' });
+    expect(res.status).toBe(200);
   });
 
   it('refuses an oversized body with 413', async () => {
@@ -168,6 +177,17 @@ describe('HTTP guards and probes', () => {
     const res = await post('/mcp', '{"jsonrpc": "2.0", ');
     expect(res.status).toBe(400);
     expect((await res.json()).error.code).toBe(-32700);
+  });
+
+  it('lets an in-flight call finish when the server is asked to stop', async () => {
+    const own = await startHttpServer(tempProject());
+    const pending = fetch(`${own.url}/v1/tools/fixture__slow`, { method: 'POST', body: JSON.stringify({ ms: 600 }) });
+    await new Promise((r) => setTimeout(r, 150));
+    const stopped = own.stop();
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ waited: 600 });
+    await stopped;
   });
 
   it('serves /healthz and /readyz', async () => {

@@ -27,3 +27,32 @@ describe('redactedJson', () => {
     expect(redactedJson({ a: 1, token: 't' })).toBe(`{"a":1,"token":"${REDACTED}"}`);
   });
 });
+
+describe('call events', () => {
+  it('mask secrets and cap large values before they are stored or streamed', async () => {
+    const { testHub } = await import('../helpers/hub.ts');
+    const { defineCapability } = await import('../../src/core/capability.ts');
+    const { z } = await import('zod');
+    const hub = await testHub();
+    hub.services.registry.add(
+      defineCapability({
+        name: 'demo.login',
+        description: 'x',
+        input: z.object({ user: z.string(), password: z.string(), blob: z.string().optional() }),
+        handle: () => ({ token: 'abc', ok: true }),
+      }),
+    );
+    const events: any[] = [];
+    hub.services.bus.subscribe((e) => events.push(e));
+    await hub.call('demo.login', { user: 'ada', password: 'hunter2' });
+    await hub.call('demo.login', { user: 'ada', password: 'x', blob: 'y'.repeat(10_000) });
+    expect(events[0]).toMatchObject({
+      input: { user: 'ada', password: REDACTED },
+      output: { token: REDACTED, ok: true },
+    });
+    expect(typeof events[1].input).toBe('string');
+    expect(events[1].input).toMatch(/truncated/);
+    expect(events[1].input).not.toContain('"password":"x"');
+    await hub.close();
+  });
+});
