@@ -1,9 +1,9 @@
 // Public API for handler modules and embedders: define capabilities, resources and prompts with the same
 // Zod instance Switchboard uses, and build a hub programmatically.
 export { z } from 'zod';
-export type { Annotations, Capability, ContentBlock, Policy, RawResult } from './core/capability.ts';
-export { defineCapability, rawResult } from './core/capability.ts';
-export type { CallContext, Principal } from './core/context.ts';
+export type { Annotations, Capability, ContentBlock, InputRequest, Policy, RawResult } from './core/capability.ts';
+export { defineCapability, inputRequired, mcpResult, rawResult } from './core/capability.ts';
+export type { CallContext, McpCallInfo, Principal } from './core/context.ts';
 export type { ErrorCode } from './core/errors.ts';
 export { SwitchboardError } from './core/errors.ts';
 export { definePrompt, defineResource, defineResourceTemplate } from './core/resource.ts';

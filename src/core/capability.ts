@@ -33,6 +33,8 @@ export interface RawResult {
   content: ContentBlock[];
   structuredContent?: Record<string, unknown>;
   isError?: boolean;
+  /** An MCP result object that MCP transports send verbatim (see {@link mcpResult}). */
+  mcp?: Record<string, unknown>;
 }
 
 /**
@@ -46,6 +48,54 @@ export function rawResult(
   extra: { structuredContent?: Record<string, unknown>; isError?: boolean } = {},
 ): RawResult {
   return { [RAW]: true, content, ...extra };
+}
+
+/**
+ * Return an MCP result object verbatim over MCP (for example a multi-round-trip `input_required` result).
+ * Other transports see its `content`, if any; an `input_required` result fails there with UNAVAILABLE,
+ * since only an MCP client can answer it.
+ *
+ * @example
+ * handle: () => mcpResult({ content: [{ type: 'text', text: 'hi' }], _meta: { 'example/x': 1 } })
+ */
+export function mcpResult(result: Record<string, unknown>): RawResult {
+  const content = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
+  return { [RAW]: true, content, mcp: result };
+}
+
+/** One request a server asks the client to fulfil before it retries the call (SEP-2322). */
+export type InputRequest =
+  | { method: 'elicitation/create'; params: Record<string, unknown> }
+  | { method: 'sampling/createMessage'; params: Record<string, unknown> }
+  | { method: 'roots/list'; params?: Record<string, unknown> };
+
+/**
+ * Ask the MCP client for input and to call again (multi-round-trip requests, SEP-2322). The client fulfils each
+ * request, then retries the call with the answers in `ctx.mcp.inputResponses` under the same keys, and
+ * `requestState` echoed in `ctx.mcp.requestState`. On 2025 sessions Switchboard fulfils the requests itself
+ * (server-to-client requests) and re-runs the handler. Check `ctx.mcp` first: other transports cannot answer.
+ *
+ * @example
+ * handle: (_input, ctx) => {
+ *   const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
+ *   if (answer?.action === 'accept') return `Hello, ${answer.content?.name}!`;
+ *   return inputRequired({ name: { method: 'elicitation/create', params: { message: 'Your name?', requestedSchema } } });
+ * }
+ */
+export function inputRequired(inputRequests: Record<string, InputRequest>, requestState?: string): RawResult {
+  const requests = Object.fromEntries(
+    Object.entries(inputRequests).map(([key, r]) => [key, { method: r.method, params: r.params ?? {} }]),
+  );
+  return mcpResult({
+    resultType: 'input_required',
+    ...(Object.keys(requests).length ? { inputRequests: requests } : {}),
+    ...(requestState !== undefined ? { requestState } : {}),
+  });
+}
+
+/** Whether a result asks the client for input (an `input_required` MCP result). */
+export function isInputRequired(value: RawResult): boolean {
+  return value.mcp?.resultType === 'input_required';
 }
 
 export function isRawResult(value: unknown): value is RawResult {

@@ -50,6 +50,34 @@ export interface ClientChannel {
 
 export type LogLevel = 'debug' | 'info' | 'notice' | 'warning' | 'error';
 
+/**
+ * What a call carries only when it arrives over MCP (absent over REST, the CLI and internal calls).
+ * Handlers that use it must keep working without it.
+ */
+export interface McpCallInfo {
+  /** `legacy`: a 2025-era session (initialize); `modern`: a stateless 2026-07-28 request. */
+  era: 'legacy' | 'modern';
+  /** The protocol revision the request was made under, when known. */
+  protocolVersion?: string;
+  /** Capabilities the client declared: per request on 2026-07-28, at initialize on 2025 sessions. */
+  clientCapabilities?: Record<string, unknown>;
+  /**
+   * Multi-round-trip answers (SEP-2322): the client's results for the `inputRequests` of an earlier
+   * {@link inputRequired} result, keyed as they were asked. Untrusted input: validate before use.
+   */
+  inputResponses?: Record<string, unknown>;
+  /**
+   * The `requestState` string of an earlier `inputRequired` result, echoed back by the client. The transport
+   * seals it when it leaves and verifies it when it returns, so a handler sees only state it minted.
+   */
+  requestState?: string;
+  /**
+   * End this call's response stream now (SEP-1699 polling); the client reconnects with `Last-Event-ID` and
+   * receives the result from the session's event store. Present only on resumable 2025 HTTP sessions.
+   */
+  closeStream?: () => void;
+}
+
 export interface CallContext {
   principal: Principal;
   transport: TransportKind;
@@ -64,6 +92,8 @@ export interface CallContext {
   client: ClientChannel;
   /** Raw MCP request `_meta`, when the call came over MCP. */
   meta?: Record<string, unknown>;
+  /** MCP-only request data (client capabilities, multi-round-trip input); absent on other transports. */
+  mcp?: McpCallInfo;
   services: Services;
 }
 

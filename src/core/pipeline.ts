@@ -2,8 +2,16 @@
 // The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { isRawResult, type RawResult } from './capability.ts';
-import type { CallContext, ClientChannel, LogLevel, Principal, Services, TransportKind } from './context.ts';
+import { isInputRequired, isRawResult, type RawResult } from './capability.ts';
+import type {
+  CallContext,
+  ClientChannel,
+  LogLevel,
+  McpCallInfo,
+  Principal,
+  Services,
+  TransportKind,
+} from './context.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
 import type { Entry } from './registry.ts';
 import { allowed } from './registry.ts';
@@ -20,6 +28,8 @@ export interface CallRequest {
   log?: (level: LogLevel, data: unknown) => Promise<void>;
   client?: ClientChannel;
   meta?: Record<string, unknown>;
+  /** MCP-only request data; set by MCP transports only. */
+  mcp?: McpCallInfo;
 }
 
 export type Outcome = { ok: true; value: unknown; raw?: RawResult } | { ok: false; error: ErrorInfo };
@@ -124,6 +134,7 @@ export class Pipeline {
         }),
       client: req.client ?? {},
       meta: req.meta,
+      ...(req.mcp ? { mcp: req.mcp } : {}),
       services: this.services,
     };
   }
@@ -178,7 +189,18 @@ const execute: Middleware = async (state) => {
     });
     aborted.catch(() => {});
     const value = await Promise.race([Promise.resolve(capability.handle(state.input, ctx)), aborted]);
-    if (isRawResult(value)) return { ok: true, value: value.structuredContent, raw: value };
+    if (isRawResult(value)) {
+      // Only an MCP client can answer an input request; elsewhere it is a capability this caller cannot use.
+      if (isInputRequired(value) && !ctx.mcp)
+        return {
+          ok: false,
+          error: {
+            code: 'UNAVAILABLE',
+            message: `${state.entry.tool.name} needs input that only an MCP client can provide (input_required); call it over MCP.`,
+          },
+        };
+      return { ok: true, value: value.structuredContent, raw: value };
+    }
     if (capability.output) {
       const parsed = capability.output.safeParse(value);
       if (!parsed.success) {

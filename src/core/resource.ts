@@ -1,5 +1,6 @@
 // Resources and prompts: read-only surfaces next to capabilities, kept in the same registry.
 import type { z } from 'zod';
+import type { RawResult } from './capability.ts';
 import type { CallContext } from './context.ts';
 
 export interface ResourceContents {
@@ -49,9 +50,11 @@ export interface PromptDef {
   get: (
     args: Record<string, string>,
     ctx: CallContext,
+    // A RawResult (mcpResult / inputRequired) is sent verbatim over MCP, e.g. to ask for input first.
   ) =>
-    | Promise<{ description?: string; messages: PromptMessage[] }>
-    | { description?: string; messages: PromptMessage[] };
+    | Promise<{ description?: string; messages: PromptMessage[] } | RawResult>
+    | { description?: string; messages: PromptMessage[] }
+    | RawResult;
   complete?: (argument: string, value: string) => string[] | Promise<string[]>;
 }
 

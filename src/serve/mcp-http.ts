@@ -3,10 +3,21 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, isInitializeRequest, isLegacyRequest } from '@modelcontextprotocol/server';
+import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { Principal } from '../core/context.ts';
+import { allowed } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
+import { createSessionEventStore } from './mcp-event-store.ts';
+import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
 import { buildMcpServer } from './mcp-server.ts';
+
+/** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
+const SSE_RETRY_MS = 1_000;
+
+const header = (req: IncomingMessage, name: string): string | undefined => {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
 
 export interface McpHttp {
   /** Handle a request to /mcp whose body (for POST) has been read and parsed already. */
@@ -16,10 +27,20 @@ export interface McpHttp {
   close(): Promise<void>;
 }
 
-function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  extra: { data?: unknown; id?: unknown } = {},
+): void {
   res.writeHead(status, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  const error = extra.data === undefined ? { code, message } : { code, message, data: extra.data };
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
 }
+
+/** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
+const HEADER_MISMATCH = -32020;
 
 export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp {
   const anonymous: Principal = { id: 'anonymous', roles: ['*'] };
@@ -71,6 +92,9 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       const server = buildMcpServer(hub, { principal, transport: 'http' });
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
+        // Resumable streams: priming events, Last-Event-ID replay, and handlers may close a stream (SEP-1699).
+        eventStore: createSessionEventStore(),
+        retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => {
           const unsubscribe = hub.services.registry.onChange((kind) => {
             const send =
@@ -84,6 +108,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           sessions.set(id, { transport, principal, unsubscribe });
         },
       });
+      // Set before connect: the server chains its own close handling onto this one.
       transport.onclose = () => {
         const id = transport.sessionId;
         if (id) {
@@ -113,19 +138,33 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   return {
     async handle(req, res, body, principal) {
       if (req.method === 'POST') {
-        const probe = new Request('http://localhost/mcp', {
-          method: 'POST',
-          headers: Object.entries(req.headers).flatMap(([k, v]) =>
-            v === undefined
-              ? []
-              : Array.isArray(v)
-                ? v.map((x) => [k, x] as [string, string])
-                : [[k, v] as [string, string]],
-          ),
-          body: JSON.stringify(body ?? null),
+        // Anything that claims the 2026-07-28 envelope (even malformed) is the modern handler's to answer or reject.
+        const inbound = classifyInboundRequest({
+          httpMethod: 'POST',
+          protocolVersionHeader: header(req, 'mcp-protocol-version'),
+          mcpMethodHeader: header(req, 'mcp-method'),
+          mcpNameHeader: header(req, 'mcp-name'),
+          body,
         });
-        if (await isLegacyRequest(probe, body, { maxRequestBodySize: opts.maxBodyBytes }))
-          return handleLegacy(req, res, body, principal);
+        if (inbound.kind === 'legacy') return handleLegacy(req, res, body, principal);
+        if (inbound.kind === 'modern' && inbound.messageKind === 'request' && inbound.message.method === 'tools/call') {
+          const { id, params } = inbound.message as { id: unknown; params?: { name?: unknown; arguments?: unknown } };
+          const entry = typeof params?.name === 'string' ? hub.services.registry.get(params.name) : undefined;
+          const visible = entry && allowed(principal, entry.capability.roles);
+          const declared = visible ? paramHeadersOf(entry.tool.inputSchema) : [];
+          const check = declared.length ? checkParamHeaders(declared, params?.arguments, req.headers) : undefined;
+          if (check && !check.ok)
+            return jsonRpcError(
+              res,
+              400,
+              HEADER_MISMATCH,
+              `Bad Request: the headers and body disagree: ${check.message}`,
+              {
+                data: { mismatch: { header: check.header, body: check.message } },
+                id,
+              },
+            );
+        }
         (req as IncomingMessage & { auth?: unknown }).auth = {
           token: '',
           clientId: principal.id,

@@ -1,7 +1,18 @@
 // Builds an MCP protocol server (the SDK's low-level `Server`) over the registry: tools, resources,
 // templates, prompts and completions all answer from the live catalog through the one pipeline.
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
-import type { CallContext, ClientChannel, LogLevel, Principal, TransportKind } from '../core/context.ts';
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  createRequestStateCodec,
+  PROTOCOL_VERSION_META_KEY,
+  ProtocolError,
+  ProtocolErrorCode,
+  type RequestStateCodec,
+  ResourceNotFoundError,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import { isRawResult } from '../core/capability.ts';
+import type { CallContext, ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { allowed } from '../core/registry.ts';
 import { matchTemplate } from '../core/resource.ts';
@@ -17,6 +28,7 @@ const INSTRUCTIONS =
 /** The CallToolResult for an outcome: structured content plus its JSON text; failures as isError with the message. */
 export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
   if (outcome.ok) {
+    if (outcome.raw?.mcp) return outcome.raw.mcp;
     if (outcome.raw) {
       const { content, structuredContent, isError } = outcome.raw;
       return { content, ...(structuredContent ? { structuredContent } : {}), ...(isError ? { isError: true } : {}) };
@@ -39,7 +51,13 @@ export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
 }
 
 /** A minimal context for resource reads and prompt gets (they are not pipeline calls). */
-function readContext(hub: Hub, principal: Principal, transport: TransportKind, signal: AbortSignal): CallContext {
+function readContext(
+  hub: Hub,
+  principal: Principal,
+  transport: TransportKind,
+  signal: AbortSignal,
+  mcp?: McpCallInfo,
+): CallContext {
   return {
     principal,
     transport,
@@ -48,7 +66,72 @@ function readContext(hub: Hub, principal: Principal, transport: TransportKind, s
     progress: async () => {},
     log: async () => {},
     client: {},
+    ...(mcp ? { mcp } : {}),
     services: hub.services,
+  };
+}
+
+/** What the transport seals into a `requestState` on the wire. */
+interface SealedState {
+  /** The handler's own state string. */
+  s: string;
+  /** The principal it was minted for: state is never honoured for another caller. */
+  p: string;
+  /** The method and tool or prompt it was minted by (`tools/call:name`): never honoured for another one. */
+  n: string;
+}
+
+/**
+ * One requestState codec per hub: handlers mint plain strings, the transport HMAC-seals them on the way out and
+ * verifies them on the way back (SEP-2322 requires integrity protection), so a handler only ever reads state it
+ * minted itself, for the same caller and the same tool or prompt. The key lives in memory: several instances
+ * behind one address would need a shared key (not configurable yet).
+ */
+const codecs = new WeakMap<Hub, RequestStateCodec<SealedState>>();
+function requestStateCodec(hub: Hub): RequestStateCodec<SealedState> {
+  let codec = codecs.get(hub);
+  if (!codec) {
+    // A human may take a while to answer an elicitation; an hour bounds replay of a leaked state.
+    codec = createRequestStateCodec<SealedState>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: 3600 });
+    codecs.set(hub, codec);
+  }
+  return codec;
+}
+
+/** Seal the `requestState` of an outgoing `input_required` result for this principal and target. */
+async function sealed(
+  result: Record<string, unknown>,
+  codec: RequestStateCodec<SealedState>,
+  principal: Principal,
+  target: string,
+) {
+  if (result.resultType !== 'input_required' || typeof result.requestState !== 'string') return result;
+  return { ...result, requestState: await codec.mint({ s: result.requestState, p: principal.id, n: target }) };
+}
+
+/**
+ * The MCP-only part of a call's context, read from the SDK request context. `target` names what is being
+ * called (`tools/call:name`); a verified requestState minted for another target is refused.
+ */
+function mcpInfo(server: Server, ctx: ServerContext, target: string): McpCallInfo {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
+  // Already verified (and decoded) by the `requestState.verify` hook before the handler runs.
+  const state = ctx.mcpReq.requestState<SealedState>();
+  if (state !== undefined && state.n !== target)
+    throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState', {
+      reason: 'invalid_request_state',
+    });
+  const closeSSE = ctx.http?.closeSSE;
+  return {
+    era: modern ? 'modern' : 'legacy',
+    protocolVersion: modern ? (envelope?.[PROTOCOL_VERSION_META_KEY] as string) : server.getNegotiatedProtocolVersion(),
+    clientCapabilities: (modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities()) as
+      | Record<string, unknown>
+      | undefined,
+    ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
+    ...(state !== undefined ? { requestState: state.s } : {}),
+    ...(closeSSE ? { closeStream: () => closeSSE() } : {}),
   };
 }
 
@@ -64,6 +147,7 @@ export interface McpServerOptions {
 export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   const { registry } = hub.services;
   const { principal, transport } = opts;
+  const codec = requestStateCodec(hub);
   const server = new Server(SERVER_INFO, {
     capabilities: {
       tools: { listChanged: true },
@@ -73,6 +157,14 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       logging: {},
     },
     instructions: INSTRUCTIONS,
+    // Rejects a tampered or expired requestState with -32602 before any handler runs.
+    requestState: {
+      verify: async (state, ctx) => {
+        const sealedState = await codec.verify(state, ctx);
+        if (sealedState.p !== principal.id) throw new Error('requestState was minted for another principal');
+        return sealedState;
+      },
+    },
   });
 
   server.setRequestHandler('tools/list', async () => ({
@@ -84,10 +176,16 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;
+    const target = `tools/call:${request.params.name}`;
+    const mcp = mcpInfo(server, ctx, target);
     const client: ClientChannel = {};
-    const caps = server.getClientCapabilities();
-    if (caps?.sampling) client.sample = (params) => ctx.mcpReq.requestSampling(params as any);
-    if (caps?.elicitation) client.elicit = (params) => ctx.mcpReq.elicitInput(params as any);
+    // Server-to-client requests exist only on 2025 sessions; they ride the call's own response stream.
+    if (mcp.era === 'legacy') {
+      const caps = mcp.clientCapabilities;
+      const related = { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal };
+      if (caps?.sampling) client.sample = (params) => ctx.mcpReq.requestSampling(params as any, related);
+      if (caps?.elicitation) client.elicit = (params) => ctx.mcpReq.elicitInput(params as any, related);
+    }
     const outcome = await hub.pipeline.call({
       principal,
       name: request.params.name,
@@ -96,6 +194,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       signal: ctx.mcpReq.signal,
       requestId: String(ctx.mcpReq.id),
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
+      mcp,
       client,
       progress:
         progressToken === undefined
@@ -112,7 +211,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
               }),
       log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
     });
-    return toCallToolResult(outcome) as any;
+    return (await sealed(toCallToolResult(outcome), codec, principal, target)) as any;
   });
 
   server.setRequestHandler('resources/list', async () => ({
@@ -144,7 +243,8 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       const vars = matchTemplate(t.uriTemplate, uri);
       if (vars) return { contents: (await t.read(uri, vars, rctx)) as any };
     }
-    throw new ProtocolError(ProtocolErrorCode.ResourceNotFound ?? -32002, `Resource not found: ${uri}`, { uri });
+    // -32602 with data.uri (SEP-2164), never an empty contents list.
+    throw new ResourceNotFoundError(uri);
   });
 
   server.setRequestHandler('resources/subscribe', async () => ({}));
@@ -186,10 +286,14 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
         );
       }
     }
-    return (await prompt.get(
+    const target = `prompts/get:${prompt.name}`;
+    const result = await prompt.get(
       args as Record<string, string>,
-      readContext(hub, principal, transport, ctx.mcpReq.signal),
-    )) as any;
+      readContext(hub, principal, transport, ctx.mcpReq.signal, mcpInfo(server, ctx, target)),
+    );
+    // A prompt may answer with an MCP result verbatim (mcpResult / inputRequired), e.g. to ask for input first.
+    if (isRawResult(result)) return (await sealed(result.mcp ?? { messages: [] }, codec, principal, target)) as any;
+    return result as any;
   });
 
   server.setRequestHandler('completion/complete', async (request) => {

@@ -162,7 +162,9 @@ describe('instance expiry', () => {
     const taskEvents = recordEvents(hub, 'task.changed');
     const expired = await sweepExpiredInstances(hub.services, Date.now() + 60_000);
     expect(taskEvents).toEqual(
-      expect.arrayContaining([t1, t2].map((id) => expect.objectContaining({ id, status: 'pending', action: 'release' }))),
+      expect.arrayContaining(
+        [t1, t2].map((id) => expect.objectContaining({ id, status: 'pending', action: 'release' })),
+      ),
     );
     expect(taskEvents).toHaveLength(2);
 

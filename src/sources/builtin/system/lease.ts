@@ -81,7 +81,8 @@ export async function sweepExpiredInstances(services: Services, now: number = Da
     const at = new Date().toISOString();
     services.bus.publish({ type: 'instance.expired', id, released, at });
     // Subscribers following the board see the released tasks change like any other transition.
-    for (const taskId of released) services.bus.publish({ type: 'task.changed', id: taskId, status: 'pending', action: 'release', at });
+    for (const taskId of released)
+      services.bus.publish({ type: 'task.changed', id: taskId, status: 'pending', action: 'release', at });
     expired.push({ id, released });
   }
   return expired;

@@ -1,0 +1,209 @@
+// Runs the official MCP conformance suites against `switchboard serve --http` with the fixture handlers of
+// test/conformance/handlers loaded the way users load theirs. Expects a built dist/ (`npm test` builds first).
+//
+//   node test/conformance/run.mjs            every leg
+//   node test/conformance/run.mjs 0.1.16     only the legs whose name contains the argument
+//
+// Each leg runs `npx -y -p node@22 -p @modelcontextprotocol/conformance@VERSION conformance server ...` (the suite
+// needs Node 22; `-p node@22` provides it without making Node a dependency) with an expected-failures baseline.
+// A baseline turns WARNINGs into failures and makes stale entries fail too, so the legs are strict.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { stripVTControlCharacters } from 'node:util';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const HERE = join(ROOT, 'test/conformance');
+const BIN = join(ROOT, 'bin/switchboard.js');
+const STARTUP_MS = 30_000;
+/** Upper bound for one leg, including a first-time `npx` download of the suite and Node 22. */
+const LEG_MS = 10 * 60_000;
+
+const LEGS = [
+  {
+    name: 'conformance 0.1.16',
+    pkg: '@modelcontextprotocol/conformance@0.1.16',
+    // Every scenario (active + pending), all on the 2025-11-25 wire with sessions.
+    args: ['--suite', 'all'],
+    baseline: 'expected-failures.0.1.16.yaml',
+  },
+  {
+    name: 'conformance 0.2.0-alpha.12 --requirements 2026-07-28',
+    pkg: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
+    // The frozen, scored requirement list of revision 2026-07-28, on the stateless 2026-07-28 wire.
+    args: ['--requirements', '2026-07-28'],
+    baseline: 'expected-failures.2026-07-28.yaml',
+    // The run also executes unscored scenarios (pending ones, the tasks extension); report the scored ones apart.
+    scoredBy: ['list', '--requirements', '2026-07-28'],
+  },
+  {
+    name: 'conformance 0.2.0-alpha.12 --suite all',
+    pkg: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
+    // All 65 scenarios: 2025-era ones on the 2025-11-25 session wire (with wire-schema validation), 2026 ones
+    // stateless, plus pending scenarios and extensions.
+    args: ['--suite', 'all'],
+    baseline: 'expected-failures.0.2.0-alpha.12.yaml',
+  },
+];
+
+/** Start the server and resolve with its base URL once the banner names it. */
+function startServer(dir) {
+  const child = spawn(
+    process.execPath,
+    [BIN, '--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', join(HERE, 'handlers')],
+    {
+      env: { ...process.env, SWITCHBOARD_HOME: join(dir, 'home'), SWITCHBOARD_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let out = '';
+  let err = '';
+  child.stderr.on('data', (d) => {
+    err += d;
+  });
+  const ready = new Promise((resolveUrl, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`server did not start in ${STARTUP_MS} ms; stderr:\n${err}`)),
+      STARTUP_MS,
+    );
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /MCP \(Streamable HTTP\)\s+\S*?(http:\/\/[^\s/]+)\/mcp/.exec(stripVTControlCharacters(out));
+      if (m) {
+        clearTimeout(timer);
+        resolveUrl(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before it was ready; stderr:\n${err}`));
+    });
+  });
+  return { child, ready, stderr: () => err };
+}
+
+async function stopServer(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** `npx -y -p node@22 -p <pkg> conformance <args>` in its own process group, so a timeout kills the whole tree. */
+function conformance(pkg, args) {
+  return new Promise((resolveRun) => {
+    const child = spawn('npx', ['-y', '-p', 'node@22', '-p', pkg, 'conformance', ...args], {
+      cwd: tmpdir(),
+      env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
+    let output = '';
+    child.stdout.on('data', (d) => {
+      output += d;
+    });
+    child.stderr.on('data', (d) => {
+      output += d;
+    });
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {}
+    }, LEG_MS);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolveRun({ code: timedOut ? 124 : code, timedOut, text: stripVTControlCharacters(output) });
+    });
+  });
+}
+
+function runLeg(leg, url) {
+  return conformance(leg.pkg, [
+    'server',
+    '--url',
+    `${url}/mcp`,
+    ...leg.args,
+    '--expected-failures',
+    join(HERE, leg.baseline),
+  ]);
+}
+
+/** Server scenario names from `conformance list --requirements REV`. */
+async function scoredScenarios(leg) {
+  const run = await conformance(leg.pkg, leg.scoredBy);
+  const block = /Server scenarios[^\n]*\n((?:\s+- \S+\n?)+)/.exec(run.text);
+  if (run.code !== 0 || !block) throw new Error(`could not list the scored scenarios:\n${run.text}`);
+  return new Set([...block[1].matchAll(/- (\S+)/g)].map((m) => m[1]));
+}
+
+/** Scenario and check counts from the suite's SUMMARY block. */
+function summarize(text) {
+  const summary = text.slice(text.lastIndexOf('=== SUMMARY ==='));
+  const scenarios = [...summary.matchAll(/^([✓✗])\s+(\S+):\s+(\d+) passed, (\d+) failed/gmu)].map((m) => ({
+    ok: m[1] === '✓',
+    name: m[2],
+    passed: Number(m[3]),
+    failed: Number(m[4]),
+  }));
+  const total = /Total: (\d+) passed, (\d+) failed/.exec(summary);
+  const expectedBlock = /Expected failures \(in baseline\):\n((?:\s+~ \S+\n?)+)/.exec(summary);
+  const expected = expectedBlock ? [...expectedBlock[1].matchAll(/~ (\S+)/g)].map((m) => m[1]) : [];
+  return {
+    scenarios,
+    expected,
+    passed: total ? Number(total[1]) : undefined,
+    failed: total ? Number(total[2]) : undefined,
+  };
+}
+
+const filter = process.argv[2];
+const legs = LEGS.filter((l) => !filter || l.name.includes(filter));
+const dir = mkdtempSync(join(tmpdir(), 'switchboard-conformance-'));
+const server = startServer(dir);
+let failures = 0;
+try {
+  const url = await server.ready;
+  for (const [i, leg] of legs.entries()) {
+    const logFile = join(dir, `leg-${i + 1}.log`);
+    const started = Date.now();
+    const run = await runLeg(leg, url);
+    writeFileSync(logFile, run.text);
+    const s = summarize(run.text);
+    let scored = '';
+    if (leg.scoredBy) {
+      const names = await scoredScenarios(leg);
+      const mine = s.scenarios.filter((x) => names.has(x.name));
+      const green = mine.filter((x) => x.ok).length;
+      const checks = mine.reduce((n, x) => n + x.passed, 0);
+      const bad = mine.reduce((n, x) => n + x.failed, 0);
+      scored = `; scored: ${green}/${names.size} scenarios pass, ${checks} passed, ${bad} failed`;
+      if (mine.length !== names.size) scored += ` (only ${mine.length} of them ran)`;
+    }
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const ok = run.code === 0 && s.passed !== undefined;
+    const verdict = ok ? 'OK' : run.timedOut ? 'TIMED OUT' : `FAILED (exit ${run.code})`;
+    console.log(
+      `${leg.name}: ${s.passed ?? '?'} passed, ${s.failed ?? '?'} failed` +
+        ` (checks in ${s.scenarios.length} scenarios${scored}; expected failures: ${s.expected.length ? s.expected.join(', ') : 'none'}` +
+        `; ${seconds} s) — ${verdict}`,
+    );
+    if (!ok) {
+      failures++;
+      // The tail names unexpected failures, warnings and stale baseline entries.
+      console.log(run.text.split('\n').slice(-60).join('\n'));
+      console.log(`(full output: ${logFile})`);
+    }
+  }
+} catch (err) {
+  failures++;
+  console.error(`conformance: ${err.message}`);
+} finally {
+  await stopServer(server.child);
+}
+if (failures === 0 && !process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+process.exit(failures ? 1 : 0);
