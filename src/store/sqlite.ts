@@ -1,13 +1,23 @@
-// The embedded Store: one SQLite file (WAL) holding tasks, instances and the event log — the default on one machine.
+// The embedded Store: one SQLite file (WAL) holding tasks, instances, the event log, API tokens and the audit log —
+// the default on one machine.
 // Several hub processes may share the file: writes take the lock up front (BEGIN IMMEDIATE) and wait up to busy_timeout.
 import Database from 'better-sqlite3';
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
+  AUDIT_DEFAULT_LIMIT,
+  AUDIT_MAX_LIMIT,
+  AUDIT_OUTCOMES,
+  type AuditLog,
+  type AuditOutcome,
+  type AuditQuery,
+  type AuditRecord,
   type EventLog,
   type Instance,
   type InstanceStore,
+  type NewAuditRecord,
   type NewTask,
+  type NewToken,
   type Store,
   type StoredEvent,
   TASK_STATUSES,
@@ -18,6 +28,9 @@ import {
   type TaskStatus,
   type TaskStore,
   type TaskUpdateResult,
+  TOKEN_NAME_PATTERN,
+  type TokenRecord,
+  type TokenStore,
 } from './contract.ts';
 
 type Db = Database.Database;
@@ -30,8 +43,9 @@ export const MAX_PAGE_SIZE = 500;
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: never edit a
  * released step, add a new one (a file opened by an older Switchboard must still describe itself correctly).
+ * Exported so tests can build a file at an older version and check the upgrade.
  */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   // 1: tasks, instances, events. STRICT tables and CHECKs so a bug elsewhere cannot store a malformed row.
   `
   CREATE TABLE tasks (
@@ -69,6 +83,44 @@ const MIGRATIONS: readonly string[] = [
     type TEXT NOT NULL,
     data TEXT NOT NULL CHECK (json_valid(data))
   ) STRICT;
+  `,
+  // 2: API tokens and the audit log.
+  `
+  -- Only the SHA-256 of a token is kept; UNIQUE so a hash identifies one token and findByHash is an index seek.
+  CREATE TABLE tokens (
+    name         TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64 AND name NOT GLOB '*[^A-Za-z0-9_.-]*'),
+    hash         TEXT NOT NULL UNIQUE CHECK (length(hash) = 64 AND hash NOT GLOB '*[^0-9a-f]*'),
+    roles        TEXT NOT NULL CHECK (json_valid(roles) AND json_type(roles) = 'array'),
+    created_at   TEXT NOT NULL,
+    expires_at   TEXT,
+    last_used_at TEXT
+  ) STRICT;
+
+  -- One row per call. Times are canonical UTC ISO text, so text order is time order and ranges use the indexes;
+  -- each index ends in the rowid (seq), which also serves the "newest first, then seq" order without a sort.
+  -- AUTOINCREMENT so a seq is never reused after prune.
+  CREATE TABLE audit (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    at            TEXT NOT NULL,
+    principal     TEXT NOT NULL,
+    transport     TEXT NOT NULL,
+    capability    TEXT NOT NULL,
+    input         TEXT NOT NULL,
+    outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'error')),
+    error_code    TEXT,
+    error_message TEXT,
+    duration_ms   REAL NOT NULL CHECK (duration_ms >= 0),
+    request_id    TEXT NOT NULL,
+    CHECK (CASE outcome WHEN 'ok' THEN error_code IS NULL AND error_message IS NULL ELSE error_code IS NOT NULL END)
+  ) STRICT;
+  CREATE INDEX audit_by_at ON audit (at);
+  CREATE INDEX audit_by_capability ON audit (capability, at);
+  CREATE INDEX audit_by_principal ON audit (principal, at);
+  -- Append-only in the file too, not only in the API: records may be deleted (retention), never rewritten.
+  CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
+  BEGIN
+    SELECT RAISE(ABORT, 'audit records are append-only');
+  END;
   `,
 ];
 
@@ -168,6 +220,40 @@ function checkMetadata(value: unknown): string | null {
   if (typeof value !== 'object' || Array.isArray(value))
     invalid(`metadata must be an object or null, got ${describe(value)}.`);
   return toJson(value, 'metadata');
+}
+
+/** ISO 8601 date or date-time; a time needs a zone (Z or ±hh:mm) so it means one instant on every machine. */
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
+
+/**
+ * Validate an ISO time and return it in canonical UTC form (`2030-01-01T00:00:00.000Z`): every stored time has
+ * that one shape, so comparing the text compares the instants. Impossible dates (Feb 30) are refused rather
+ * than rolled over.
+ */
+function checkIso(value: unknown, field: string): string {
+  const m = typeof value === 'string' ? ISO_TIME.exec(value) : null;
+  if (m) {
+    const [, year, month, day, hour = '0', minute = '0', second = '0'] = m;
+    const mo = Number(month);
+    const daysInMonth = new Date(Date.UTC(Number(year), mo, 0)).getUTCDate();
+    if (
+      mo >= 1 &&
+      mo <= 12 &&
+      Number(day) >= 1 &&
+      Number(day) <= daysInMonth &&
+      Number(hour) <= 23 &&
+      Number(minute) <= 59 &&
+      Number(second) <= 59
+    ) {
+      const ms = Date.parse(value as string);
+      // Length 24 keeps the year within 0000..9999, where text order equals time order.
+      if (!Number.isNaN(ms)) {
+        const iso = new Date(ms).toISOString();
+        if (iso.length === 24) return iso;
+      }
+    }
+  }
+  invalid(`${field} must be an ISO 8601 time such as 2030-01-01T00:00:00.000Z, got ${describe(value)}.`);
 }
 
 function describe(value: unknown): string {
@@ -551,6 +637,277 @@ class SqliteEvents implements EventLog {
   }
 }
 
+// --- tokens ------------------------------------------------------------------------------------------------------
+
+interface TokenRow {
+  name: string;
+  hash: string;
+  roles: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+function toToken(row: TokenRow): TokenRecord {
+  return {
+    name: row.name,
+    hash: row.hash,
+    roles: JSON.parse(row.roles),
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+function checkTokenName(value: unknown): string {
+  if (typeof value !== 'string' || !TOKEN_NAME_PATTERN.test(value))
+    invalid(
+      `Token name ${describe(value)} is invalid: a token name is 1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-'.`,
+    );
+  return value;
+}
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+function checkHash(value: unknown): string {
+  // Never echo the value: a caller that passes the token itself by mistake must not see it land in a log.
+  if (typeof value !== 'string' || !SHA256_HEX.test(value))
+    invalid(
+      `hash must be the lowercase hex SHA-256 of the token (64 characters from 0-9a-f), got ${typeof value === 'string' ? `a string of ${value.length} characters` : describe(value)}.`,
+    );
+  return value;
+}
+
+function isConstraint(err: unknown, code: string): boolean {
+  return err instanceof Database.SqliteError && err.code === code;
+}
+
+class SqliteTokens implements TokenStore {
+  private readonly insert: Statement;
+  private readonly byName: Statement;
+  private readonly byHash: Statement;
+  private readonly all: Statement;
+  private readonly remove: Statement;
+  private readonly use: Statement;
+  private readonly total: Statement;
+
+  constructor(
+    db: Db,
+    private readonly live: () => void,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO tokens (name, hash, roles, created_at, expires_at, last_used_at)
+       VALUES (@name, @hash, @roles, @created_at, @expires_at, @last_used_at)`,
+    );
+    this.byName = db.prepare('SELECT * FROM tokens WHERE name = ?');
+    this.byHash = db.prepare('SELECT * FROM tokens WHERE hash = ?');
+    this.all = db.prepare('SELECT * FROM tokens ORDER BY name');
+    this.remove = db.prepare('DELETE FROM tokens WHERE name = ?');
+    // Monotonic: canonical ISO text compares as time, so an out-of-order touch cannot move lastUsedAt back.
+    this.use = db.prepare(
+      'UPDATE tokens SET last_used_at = @at WHERE name = @name AND (last_used_at IS NULL OR last_used_at < @at)',
+    );
+    this.total = db.prepare('SELECT count(*) AS n FROM tokens');
+  }
+
+  async create(token: NewToken): Promise<TokenRecord> {
+    this.live();
+    if (!token || typeof token !== 'object') invalid(`token must be an object, got ${describe(token)}.`);
+    const name = checkTokenName(token.name);
+    const hash = checkHash(token.hash);
+    if (!Array.isArray(token.roles)) invalid(`roles must be an array of strings, got ${describe(token.roles)}.`);
+    for (const [i, r] of token.roles.entries()) checkString(r, `roles[${i}]`, { nonEmpty: true });
+    const expiresAt =
+      token.expiresAt === undefined || token.expiresAt === null ? null : checkIso(token.expiresAt, 'expiresAt');
+    const row: TokenRow = {
+      name,
+      hash,
+      roles: JSON.stringify(token.roles),
+      created_at: new Date().toISOString(),
+      expires_at: expiresAt,
+      last_used_at: null,
+    };
+    try {
+      this.insert.run(row);
+    } catch (err) {
+      if (isConstraint(err, 'SQLITE_CONSTRAINT_PRIMARYKEY'))
+        throw new SwitchboardError(
+          'CONFLICT',
+          `Token '${name}' already exists; revoke it first with: switchboard token revoke ${name}`,
+        );
+      if (isConstraint(err, 'SQLITE_CONSTRAINT_UNIQUE'))
+        throw new SwitchboardError(
+          'CONFLICT',
+          `Another token already has this hash; generate a new token instead of reusing one.`,
+        );
+      throw err;
+    }
+    return toToken(row);
+  }
+
+  async list(): Promise<TokenRecord[]> {
+    this.live();
+    return (this.all.all() as TokenRow[]).map(toToken);
+  }
+
+  async get(name: string): Promise<TokenRecord | undefined> {
+    this.live();
+    const row = this.byName.get(checkTokenName(name)) as TokenRow | undefined;
+    return row && toToken(row);
+  }
+
+  async findByHash(hash: string): Promise<TokenRecord | undefined> {
+    this.live();
+    const row = this.byHash.get(checkHash(hash)) as TokenRow | undefined;
+    return row && toToken(row);
+  }
+
+  async revoke(name: string): Promise<boolean> {
+    this.live();
+    return this.remove.run(checkTokenName(name)).changes > 0;
+  }
+
+  async touch(name: string, atIso: string): Promise<void> {
+    this.live();
+    this.use.run({ name: checkTokenName(name), at: checkIso(atIso, 'atIso') });
+  }
+
+  async count(): Promise<number> {
+    this.live();
+    return (this.total.get() as { n: number }).n;
+  }
+}
+
+// --- audit -------------------------------------------------------------------------------------------------------
+
+interface AuditRow {
+  seq: number;
+  at: string;
+  principal: string;
+  transport: string;
+  capability: string;
+  input: string;
+  outcome: AuditOutcome;
+  error_code: string | null;
+  error_message: string | null;
+  duration_ms: number;
+  request_id: string;
+}
+
+function toAudit(row: AuditRow): AuditRecord {
+  return {
+    seq: row.seq,
+    at: row.at,
+    principal: row.principal,
+    transport: row.transport,
+    capability: row.capability,
+    input: row.input,
+    outcome: row.outcome,
+    errorCode: row.error_code,
+    errorMessage: row.error_message,
+    durationMs: row.duration_ms,
+    requestId: row.request_id,
+  };
+}
+
+const AUDIT_QUERY_KEYS = ['since', 'until', 'capability', 'principal', 'outcome', 'limit'] as const;
+
+function checkOutcome(value: unknown, field: string): AuditOutcome {
+  if (!AUDIT_OUTCOMES.includes(value as AuditOutcome))
+    invalid(`${field} must be one of ${AUDIT_OUTCOMES.join(', ')}, got ${describe(value)}.`);
+  return value as AuditOutcome;
+}
+
+class SqliteAudit implements AuditLog {
+  private readonly insert: Statement;
+  private readonly drop: Statement;
+  /** Query statements by filter shape (2^5 at most), each prepared once. */
+  private readonly queries = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly live: () => void,
+  ) {
+    // Positional parameters: binding skips the name lookups of an object, and this runs on every call.
+    this.insert = db.prepare(
+      `INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
+  }
+
+  async append(record: NewAuditRecord): Promise<void> {
+    this.live();
+    if (!record || typeof record !== 'object') invalid(`audit record must be an object, got ${describe(record)}.`);
+    const at = checkIso(record.at, 'at');
+    const outcome = checkOutcome(record.outcome, 'outcome');
+    const errorCode = record.errorCode ?? null;
+    const errorMessage = record.errorMessage ?? null;
+    if (outcome === 'ok') {
+      if (errorCode !== null || errorMessage !== null)
+        invalid(`errorCode and errorMessage must be null when outcome is 'ok'.`);
+    } else {
+      checkString(errorCode, 'errorCode', { nonEmpty: true });
+      checkString(errorMessage, 'errorMessage', { nullable: true });
+    }
+    const duration = record.durationMs;
+    if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
+      invalid(`durationMs must be a finite number of milliseconds ≥ 0, got ${describe(duration)}.`);
+    // One INSERT, no transaction around it: in WAL mode with synchronous=NORMAL the commit does not sync to disk.
+    this.insert.run(
+      at,
+      checkString(record.principal, 'principal'),
+      checkString(record.transport, 'transport'),
+      checkString(record.capability, 'capability'),
+      checkString(record.input, 'input'),
+      outcome,
+      errorCode,
+      errorMessage,
+      duration,
+      checkString(record.requestId, 'requestId'),
+    );
+  }
+
+  async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
+    this.live();
+    if (typeof query !== 'object' || query === null || Array.isArray(query))
+      invalid(`audit query must be an object, got ${describe(query)}.`);
+    for (const key of Object.keys(query)) {
+      if (!(AUDIT_QUERY_KEYS as readonly string[]).includes(key))
+        invalid(`'${key}' is not an audit query field; use one of ${AUDIT_QUERY_KEYS.join(', ')}.`);
+    }
+    const params: Record<string, unknown> = {
+      limit: query.limit === undefined ? AUDIT_DEFAULT_LIMIT : checkInt(query.limit, 'limit', 1, AUDIT_MAX_LIMIT),
+    };
+    if (query.since !== undefined) params.since = checkIso(query.since, 'since');
+    if (query.until !== undefined) params.until = checkIso(query.until, 'until');
+    if (query.capability !== undefined) params.capability = checkString(query.capability, 'capability');
+    if (query.principal !== undefined) params.principal = checkString(query.principal, 'principal');
+    if (query.outcome !== undefined) params.outcome = checkOutcome(query.outcome, 'outcome');
+
+    const shape = Object.keys(params).sort().join(',');
+    let stmt = this.queries.get(shape);
+    if (!stmt) {
+      const where: string[] = [];
+      if ('since' in params) where.push('at >= @since');
+      if ('until' in params) where.push('at < @until');
+      if ('capability' in params) where.push('capability = @capability');
+      if ('principal' in params) where.push('principal = @principal');
+      if ('outcome' in params) where.push('outcome = @outcome');
+      stmt = this.db.prepare(
+        `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, seq DESC LIMIT @limit`,
+      );
+      this.queries.set(shape, stmt);
+    }
+    return (stmt.all(params) as AuditRow[]).map(toAudit);
+  }
+
+  async prune(before: string): Promise<number> {
+    this.live();
+    return this.drop.run(checkIso(before, 'before')).changes;
+  }
+}
+
 // --- the store ---------------------------------------------------------------------------------------------------
 
 /** Apply pending migrations, one transaction each; re-reading the version under the lock makes a race harmless. */
@@ -589,6 +946,8 @@ export class SqliteStore implements Store {
   readonly tasks: TaskStore;
   readonly instances: InstanceStore;
   readonly events: EventLog;
+  readonly tokens: TokenStore;
+  readonly audit: AuditLog;
   private readonly pingStmt: Statement;
 
   private constructor(
@@ -601,6 +960,8 @@ export class SqliteStore implements Store {
     this.tasks = new SqliteTasks(db, live);
     this.instances = new SqliteInstances(db, live);
     this.events = new SqliteEvents(db, live);
+    this.tokens = new SqliteTokens(db, live);
+    this.audit = new SqliteAudit(db, live);
     this.pingStmt = db.prepare('SELECT 1 AS ok');
   }
 

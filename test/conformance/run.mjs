@@ -166,6 +166,7 @@ const legs = LEGS.filter((l) => !filter || l.name.includes(filter));
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-conformance-'));
 const server = startServer(dir);
 let failures = 0;
+let legsPassed = 0;
 try {
   const url = await server.ready;
   for (const [i, leg] of legs.entries()) {
@@ -192,6 +193,7 @@ try {
         ` (checks in ${s.scenarios.length} scenarios${scored}; expected failures: ${s.expected.length ? s.expected.join(', ') : 'none'}` +
         `; ${seconds} s) — ${verdict}`,
     );
+    if (ok) legsPassed++;
     if (!ok) {
       failures++;
       // The tail names unexpected failures, warnings and stale baseline entries.
@@ -206,4 +208,6 @@ try {
   await stopServer(server.child);
 }
 if (failures === 0 && !process.env.KEEP) rmSync(dir, { recursive: true, force: true });
+// One closing line in the plain form CI reads: legs that passed against their baseline, legs that did not.
+console.log(`conformance legs: ${legsPassed} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);

@@ -2,7 +2,7 @@
 // It uses only the Store interface — no SQL, no keys, no timing beyond real leases — so it pins behaviour, not storage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../src/core/context.ts';
-import type { Store, Task, TaskFilter, TaskStatus } from '../../src/store/contract.ts';
+import type { NewAuditRecord, Store, Task, TaskFilter, TaskStatus } from '../../src/store/contract.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -488,6 +488,335 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         expect(await store.events.recent(100)).toEqual([]);
         await store.events.append(event(11));
         expect((await store.events.recent(1))[0].seq).toBeGreaterThan(lastSeq);
+      });
+    });
+
+    describe('tokens', () => {
+      /** A distinct, well-formed lowercase hex SHA-256 per seed. */
+      const hash = (seed: number | string) =>
+        String(seed)
+          .padStart(64, '0')
+          .replace(/[^0-9a-f]/g, 'a');
+      const newToken = (name: string, seed: number | string = name.length, extra: object = {}) => ({
+        name,
+        hash: hash(seed),
+        roles: ['agent'],
+        expiresAt: null,
+        ...extra,
+      });
+
+      it('creates a token with every field set and finds it by name and by hash', async () => {
+        const before = new Date().toISOString();
+        const token = await store.tokens.create({
+          name: 'ci',
+          hash: hash(1),
+          roles: ['agent', 'admin'],
+          expiresAt: '2030-01-01T00:00:00.000Z',
+        });
+        expect(token).toEqual({
+          name: 'ci',
+          hash: hash(1),
+          roles: ['agent', 'admin'],
+          createdAt: expect.any(String),
+          expiresAt: '2030-01-01T00:00:00.000Z',
+          lastUsedAt: null,
+        });
+        expect(new Date(token.createdAt).toISOString()).toBe(token.createdAt);
+        expect(token.createdAt >= before).toBe(true);
+        expect(await store.tokens.get('ci')).toEqual(token);
+        expect(await store.tokens.findByHash(hash(1))).toEqual(token);
+      });
+
+      it('keeps a token without expiry and without roles', async () => {
+        const token = await store.tokens.create({ name: 'plain', hash: hash(2), roles: [], expiresAt: null });
+        expect(await store.tokens.get('plain')).toEqual(token);
+        expect(token).toMatchObject({ roles: [], expiresAt: null });
+      });
+
+      it('stores expiresAt in canonical UTC form', async () => {
+        const token = await store.tokens.create(newToken('tz', 3, { expiresAt: '2030-01-01T02:00:00+02:00' }));
+        expect(token.expiresAt).toBe('2030-01-01T00:00:00.000Z');
+        expect((await store.tokens.get('tz'))?.expiresAt).toBe('2030-01-01T00:00:00.000Z');
+      });
+
+      it('answers undefined for an unknown name or hash', async () => {
+        await store.tokens.create(newToken('ci', 1));
+        expect(await store.tokens.get('cd')).toBeUndefined();
+        expect(await store.tokens.findByHash(hash(999))).toBeUndefined();
+      });
+
+      it('lists every token sorted by name and counts them', async () => {
+        expect(await store.tokens.list()).toEqual([]);
+        expect(await store.tokens.count()).toBe(0);
+        for (const [i, name] of ['zeta', 'Alpha', 'beta', 'alpha', '0-build'].entries())
+          await store.tokens.create(newToken(name, i + 10));
+        expect((await store.tokens.list()).map((t) => t.name)).toEqual(['0-build', 'Alpha', 'alpha', 'beta', 'zeta']);
+        expect(await store.tokens.count()).toBe(5);
+      });
+
+      it('refuses a taken name with CONFLICT that says how to free it, and keeps the first token', async () => {
+        const first = await store.tokens.create(newToken('ci', 1));
+        const again = store.tokens.create({ ...newToken('ci', 2), roles: ['admin'] });
+        await expect(again).rejects.toMatchObject({
+          code: 'CONFLICT',
+          message: "Token 'ci' already exists; revoke it first with: switchboard token revoke ci",
+        });
+        expect(await store.tokens.get('ci')).toEqual(first);
+        expect(await store.tokens.findByHash(hash(2))).toBeUndefined();
+        expect(await store.tokens.count()).toBe(1);
+      });
+
+      it('refuses a hash that another token already has with CONFLICT', async () => {
+        await store.tokens.create(newToken('a', 1));
+        await expect(store.tokens.create(newToken('b', 1))).rejects.toMatchObject({ code: 'CONFLICT' });
+        expect(await store.tokens.get('b')).toBeUndefined();
+      });
+
+      it('accepts names of 1 to 64 characters from A-Z a-z 0-9 _ . -', async () => {
+        const names = ['a', 'x'.repeat(64), 'release_bot.v2-eu', 'UPPER', '123', '.', '-'];
+        for (const [i, name] of names.entries()) await store.tokens.create(newToken(name, i + 100));
+        expect(await store.tokens.count()).toBe(names.length);
+      });
+
+      it('rejects a malformed name with INVALID_INPUT naming the rule, in every method', async () => {
+        const bad = ['', 'x'.repeat(65), 'has space', 'slash/name', 'ünï', 'semi;colon', 42, null];
+        const rule = expect.stringMatching(/1 to 64 characters from A-Z, a-z, 0-9, '_', '\.' and '-'/);
+        for (const name of bad) {
+          const n = name as string;
+          await expect(store.tokens.create(newToken(n, 1))).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: rule,
+          });
+          await expect(store.tokens.get(n)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: rule });
+          await expect(store.tokens.revoke(n)).rejects.toMatchObject({ code: 'INVALID_INPUT', message: rule });
+          await expect(store.tokens.touch(n, new Date().toISOString())).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: rule,
+          });
+        }
+        expect(await store.tokens.count()).toBe(0);
+      });
+
+      it('rejects a malformed hash, roles or expiry with INVALID_INPUT and stores nothing', async () => {
+        const secret = `sb_${'s'.repeat(43)}`;
+        const bad: unknown[] = [
+          { ...newToken('t'), hash: secret },
+          { ...newToken('t'), hash: hash(1).toUpperCase().replace(/0/g, 'A') },
+          { ...newToken('t'), hash: hash(1).slice(1) },
+          { ...newToken('t'), hash: 42 },
+          { ...newToken('t'), roles: 'agent' },
+          { ...newToken('t'), roles: ['agent', 7] },
+          { ...newToken('t'), roles: [''] },
+          { ...newToken('t'), expiresAt: 'next week' },
+          { ...newToken('t'), expiresAt: '2030-02-30T00:00:00Z' },
+          { ...newToken('t'), expiresAt: 1_900_000_000_000 },
+        ];
+        for (const token of bad) {
+          const attempt = store.tokens.create(token as never);
+          await expect(attempt).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+          // A token passed where its hash belongs must not be echoed into an error (and from there into logs).
+          await attempt.catch((err: Error) => expect(err.message).not.toContain(secret));
+        }
+        await expect(store.tokens.findByHash(secret)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        expect(await store.tokens.count()).toBe(0);
+      });
+
+      it('revoke deletes the token and answers whether it existed', async () => {
+        await store.tokens.create(newToken('ci', 1));
+        await store.tokens.create(newToken('cd', 2));
+        expect(await store.tokens.revoke('ci')).toBe(true);
+        expect(await store.tokens.get('ci')).toBeUndefined();
+        expect(await store.tokens.findByHash(hash(1))).toBeUndefined();
+        expect(await store.tokens.revoke('ci')).toBe(false);
+        expect(await store.tokens.revoke('never')).toBe(false);
+        expect((await store.tokens.list()).map((t) => t.name)).toEqual(['cd']);
+        // The name is free again.
+        await store.tokens.create(newToken('ci', 3));
+        expect(await store.tokens.count()).toBe(2);
+      });
+
+      it('touch records the last use, never moves it backwards, and ignores unknown names', async () => {
+        const token = await store.tokens.create(newToken('ci', 1));
+        await store.tokens.touch('ci', '2030-01-01T00:00:05.000Z');
+        expect(await store.tokens.get('ci')).toEqual({ ...token, lastUsedAt: '2030-01-01T00:00:05.000Z' });
+        await store.tokens.touch('ci', '2030-01-01T00:00:01.000Z');
+        expect((await store.tokens.get('ci'))?.lastUsedAt).toBe('2030-01-01T00:00:05.000Z');
+        await store.tokens.touch('ci', '2030-01-01T01:00:06+01:00');
+        expect((await store.tokens.findByHash(hash(1)))?.lastUsedAt).toBe('2030-01-01T00:00:06.000Z');
+        await store.tokens.touch('ghost', '2030-01-01T00:00:00.000Z');
+        expect(await store.tokens.get('ghost')).toBeUndefined();
+        await expect(store.tokens.touch('ci', 'now')).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining('atIso'),
+        });
+      });
+    });
+
+    describe('audit log', () => {
+      const T0 = Date.parse('2030-01-01T00:00:00.000Z');
+      /** A record `s` seconds after T0; override any field. */
+      const rec = (s: number, extra: Partial<NewAuditRecord> = {}): NewAuditRecord => ({
+        at: new Date(T0 + s * 1000).toISOString(),
+        principal: 'alice',
+        transport: 'http',
+        capability: 'task.create',
+        input: '{"text":"x","token":"[redacted]"}',
+        outcome: 'ok',
+        errorCode: null,
+        errorMessage: null,
+        durationMs: 1.25,
+        requestId: `r-${s}`,
+        ...extra,
+      });
+
+      it('appends a record and returns every field unchanged, with a seq', async () => {
+        const ok = rec(1);
+        const failed = rec(2, {
+          outcome: 'error',
+          errorCode: 'INVALID_INPUT',
+          errorMessage: 'text: expected a string',
+          capability: 'unknown.thing',
+          transport: 'stdio',
+          input: '{"a":"ünïcødé ✓"}…[truncated, 9000 bytes]',
+          durationMs: 0,
+        });
+        await store.audit.append(ok);
+        await store.audit.append(failed);
+        const got = await store.audit.query();
+        expect(got).toEqual([
+          { ...failed, seq: expect.any(Number) },
+          { ...ok, seq: expect.any(Number) },
+        ]);
+        expect(got[0].seq).toBeGreaterThan(got[1].seq);
+      });
+
+      it('accepts an error without a message', async () => {
+        await store.audit.append(rec(1, { outcome: 'error', errorCode: 'TIMEOUT', errorMessage: null }));
+        expect(await store.audit.query()).toMatchObject([
+          { outcome: 'error', errorCode: 'TIMEOUT', errorMessage: null },
+        ]);
+      });
+
+      it('stores `at` in canonical UTC form', async () => {
+        await store.audit.append(rec(0, { at: '2030-01-01T01:00:00+01:00' }));
+        expect((await store.audit.query())[0].at).toBe('2030-01-01T00:00:00.000Z');
+      });
+
+      it('answers newest first by time, then by append order for equal times', async () => {
+        // Appended out of time order: calls finish in a different order than they start.
+        for (const s of [5, 1, 3]) await store.audit.append(rec(s));
+        await store.audit.append(rec(3, { requestId: 'r-3b' }));
+        expect((await store.audit.query()).map((r) => r.requestId)).toEqual(['r-5', 'r-3b', 'r-3', 'r-1']);
+        expect(await store.audit.query({ capability: 'nothing.here' })).toEqual([]);
+      });
+
+      it('filters by time range (since inclusive, until exclusive), capability, principal and outcome', async () => {
+        await store.audit.append(rec(1, { principal: 'alice', capability: 'task.create' }));
+        await store.audit.append(rec(2, { principal: 'bob', capability: 'task.create' }));
+        await store.audit.append(
+          rec(3, { principal: 'bob', capability: 'task.list', outcome: 'error', errorCode: 'FORBIDDEN' }),
+        );
+        await store.audit.append(rec(4, { principal: 'alice', capability: 'task.list' }));
+        await store.audit.append(
+          rec(5, { principal: 'alice', capability: 'task.create', outcome: 'error', errorCode: 'INTERNAL' }),
+        );
+        const ids = async (q: Parameters<Store['audit']['query']>[0]) =>
+          (await store.audit.query(q)).map((r) => r.requestId);
+        const at = (s: number) => new Date(T0 + s * 1000).toISOString();
+
+        expect(await ids({ since: at(2), until: at(4) })).toEqual(['r-3', 'r-2']);
+        expect(await ids({ since: at(4) })).toEqual(['r-5', 'r-4']);
+        expect(await ids({ until: at(2) })).toEqual(['r-1']);
+        expect(await ids({ since: '2030-01-01T01:00:02+01:00', until: at(3) })).toEqual(['r-2']);
+        expect(await ids({ since: '2030-01-01' })).toHaveLength(5);
+        expect(await ids({ capability: 'task.list' })).toEqual(['r-4', 'r-3']);
+        expect(await ids({ principal: 'alice' })).toEqual(['r-5', 'r-4', 'r-1']);
+        expect(await ids({ outcome: 'error' })).toEqual(['r-5', 'r-3']);
+        expect(await ids({ outcome: 'ok', principal: 'bob' })).toEqual(['r-2']);
+        expect(await ids({ capability: 'task.create', principal: 'alice', since: at(2) })).toEqual(['r-5']);
+        expect(await ids({ capability: 'task.create', limit: 2 })).toEqual(['r-5', 'r-2']);
+        expect(await ids({ since: at(3), until: at(3) })).toEqual([]);
+      });
+
+      it('returns at most 100 records by default and up to limit when given', async () => {
+        for (let s = 0; s < 105; s++) await store.audit.append(rec(s));
+        const page = await store.audit.query();
+        expect(page).toHaveLength(100);
+        expect(page[0].requestId).toBe('r-104');
+        expect(page[99].requestId).toBe('r-5');
+        expect(await store.audit.query({ limit: 3 })).toHaveLength(3);
+        expect(await store.audit.query({ limit: 10_000 })).toHaveLength(105);
+      });
+
+      it('rejects a limit outside 1..10000 with INVALID_INPUT naming limit', async () => {
+        for (const limit of [0, -1, 10_001, 2.5, '5', Number.NaN]) {
+          await expect(store.audit.query({ limit: limit as number })).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining('limit'),
+          });
+        }
+      });
+
+      it('rejects a malformed query with INVALID_INPUT naming the field', async () => {
+        const bad: [unknown, string][] = [
+          [{ since: 'yesterday' }, 'since'],
+          [{ until: '2030-13-01T00:00:00Z' }, 'until'],
+          [{ since: 1_900_000_000_000 }, 'since'],
+          [{ outcome: 'failed' }, 'outcome'],
+          [{ capability: 7 }, 'capability'],
+          [{ principal: ['alice'] }, 'principal'],
+          [{ tool: 'task.create' }, 'tool'],
+        ];
+        for (const [q, field] of bad) {
+          await expect(store.audit.query(q as never)).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining(field),
+          });
+        }
+      });
+
+      it('rejects a malformed record with INVALID_INPUT and stores nothing', async () => {
+        const bad: unknown[] = [
+          rec(1, { at: 'now' }),
+          rec(1, { at: '2030-01-01T00:00:00' }),
+          rec(1, { outcome: 'maybe' as 'ok' }),
+          rec(1, { outcome: 'ok', errorCode: 'INTERNAL' }),
+          rec(1, { outcome: 'ok', errorMessage: 'boom' }),
+          rec(1, { outcome: 'error', errorCode: null }),
+          rec(1, { outcome: 'error', errorCode: '' }),
+          rec(1, { durationMs: -1 }),
+          rec(1, { durationMs: Number.NaN }),
+          rec(1, { durationMs: Number.POSITIVE_INFINITY }),
+          rec(1, { input: { text: 'x' } as unknown as string }),
+          rec(1, { principal: undefined as unknown as string }),
+          rec(1, { requestId: 42 as unknown as string }),
+          null,
+        ];
+        for (const r of bad)
+          await expect(store.audit.append(r as never)).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+        expect(await store.audit.query()).toEqual([]);
+      });
+
+      it('prune deletes exactly the records before the cutoff and says how many', async () => {
+        for (let s = 1; s <= 6; s++) await store.audit.append(rec(s));
+        const cutoff = new Date(T0 + 4000).toISOString();
+        expect(await store.audit.prune(cutoff)).toBe(3);
+        expect((await store.audit.query()).map((r) => r.requestId)).toEqual(['r-6', 'r-5', 'r-4']);
+        expect(await store.audit.prune(cutoff)).toBe(0);
+        expect(await store.audit.prune('2000-01-01T00:00:00.000Z')).toBe(0);
+        await expect(store.audit.prune('last week')).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining('before'),
+        });
+        expect(await store.audit.query()).toHaveLength(3);
+      });
+
+      it('never reuses a seq, even after everything was pruned', async () => {
+        for (let s = 1; s <= 3; s++) await store.audit.append(rec(s));
+        const last = (await store.audit.query({ limit: 1 }))[0].seq;
+        expect(await store.audit.prune('2100-01-01T00:00:00.000Z')).toBe(3);
+        await store.audit.append(rec(1));
+        expect((await store.audit.query())[0].seq).toBeGreaterThan(last);
       });
     });
 

@@ -1,12 +1,12 @@
 // SqliteStore: the shared Store contract on a real file and in memory, plus what only SQLite has —
-// persistence across reopen, WAL, schema versioning, cursor tampering and two handles on one file.
+// persistence across reopen, WAL, schema versioning and upgrades, cursor tampering, two handles on one file.
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
 import { storeContract } from './contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-sqlite-'));
@@ -55,6 +55,106 @@ describe('SqliteStore', () => {
     } finally {
       raw.close();
     }
+  });
+
+  it('keeps tokens and the audit log across close and reopen', async () => {
+    const file = dbFile();
+    const first = openStore(file);
+    const token = await first.tokens.create({ name: 'ci', hash: 'a'.repeat(64), roles: ['agent'], expiresAt: null });
+    await first.audit.append({
+      at: '2030-01-01T00:00:00.000Z',
+      principal: 'ci',
+      transport: 'rest',
+      capability: 'task.list',
+      input: '{}',
+      outcome: 'ok',
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 3,
+      requestId: 'r1',
+    });
+    const audit = await first.audit.query();
+    await first.close();
+
+    const second = openStore(file);
+    expect(await second.tokens.findByHash('a'.repeat(64))).toEqual(token);
+    expect(await second.audit.query()).toEqual(audit);
+  });
+
+  it('upgrades a version-1 file in place, keeping its tasks, instances and events', async () => {
+    // A file exactly as Switchboard with schema version 1 left it.
+    const file = dbFile();
+    const v1 = new Database(file);
+    v1.exec(MIGRATIONS[0]);
+    v1.pragma('user_version = 1');
+    v1.prepare(
+      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version)
+       VALUES ('t-legacy', 'from v1', 70, 'completed', 'docs', '{"k":[1,2]}', 'w1', '{"ok":true}', NULL,
+               '2025-01-01T00:00:00.000Z', '2025-01-02T00:00:00.000Z', '2025-01-02T00:00:00.000Z', 3)`,
+    ).run();
+    v1.prepare(
+      `INSERT INTO instances (id, roles, registered_at, last_seen_at, expires_at)
+       VALUES ('w1', '["coder"]', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z', 4102444800000)`,
+    ).run();
+    v1.prepare(`INSERT INTO events (type, data) VALUES ('test.event', '{"type":"test.event","at":"x"}')`).run();
+    v1.close();
+
+    const store = openStore(file);
+    expect(await store.tasks.get('t-legacy')).toEqual({
+      id: 't-legacy',
+      text: 'from v1',
+      priority: 70,
+      status: 'completed',
+      type: 'docs',
+      metadata: { k: [1, 2] },
+      assignedTo: 'w1',
+      result: { ok: true },
+      error: null,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-02T00:00:00.000Z',
+      completedAt: '2025-01-02T00:00:00.000Z',
+      version: 3,
+    });
+    expect(await store.instances.get('w1')).toMatchObject({ roles: ['coder'], expiresAt: 4102444800000 });
+    expect(await store.events.recent(10)).toEqual([{ seq: 1, event: { type: 'test.event', at: 'x' } }]);
+    // The new parts work on the upgraded file, and old parts keep working.
+    await store.tokens.create({ name: 'ci', hash: 'b'.repeat(64), roles: [], expiresAt: null });
+    expect(await store.tokens.count()).toBe(1);
+    expect(await store.audit.query()).toEqual([]);
+    await store.tasks.create({ text: 'after upgrade', priority: 1 });
+    expect((await store.tasks.list()).tasks.map((t) => t.id)).toContain('t-legacy');
+    await store.close();
+
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('refuses to rewrite an audit record, even with raw SQL', async () => {
+    const file = dbFile();
+    const store = openStore(file);
+    await store.audit.append({
+      at: '2030-01-01T00:00:00.000Z',
+      principal: 'alice',
+      transport: 'cli',
+      capability: 'task.create',
+      input: '{}',
+      outcome: 'ok',
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: 'r1',
+    });
+    const raw = new Database(file);
+    try {
+      expect(() => raw.prepare(`UPDATE audit SET principal = 'mallory'`).run()).toThrow(/append-only/);
+    } finally {
+      raw.close();
+    }
+    expect(await store.audit.query()).toMatchObject([{ principal: 'alice' }]);
   });
 
   it('reopening an up-to-date file does not migrate again', async () => {

@@ -1,0 +1,88 @@
+// API tokens: minting, hashing and checking bearer tokens against the Store, and parsing `--expires` durations.
+// Only a token's SHA-256 is ever stored; the secret is shown once at creation and never kept.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { SwitchboardError } from '../core/errors.ts';
+import type { TokenRecord, TokenStore } from '../store/contract.ts';
+
+/** Every token Switchboard mints starts with this, so a leaked one is recognisable (secret scanners, logs). */
+export const TOKEN_PREFIX = 'sb_';
+
+/** Longer presented strings are refused without hashing: no real token is this long. */
+const MAX_PRESENTED_LENGTH = 1024;
+
+/**
+ * A new bearer token: `sb_` + 32 random bytes in base64url (256 bits of entropy, 46 characters).
+ *
+ * @example
+ * const token = generateToken(); // 'sb_3q2-7wKf…' — print it once, store only hashToken(token)
+ */
+export function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/**
+ * The SHA-256 of a token as lowercase hex — what {@link TokenStore} keeps. A fast hash is right here (unlike for
+ * passwords): tokens are random with 256 bits of entropy, so there is nothing to brute-force.
+ *
+ * @example
+ * await store.tokens.create({ name: 'ci', hash: hashToken(token), roles: ['agent'], expiresAt: null });
+ */
+export function hashToken(token: string): string {
+  if (typeof token !== 'string') throw new SwitchboardError('INVALID_INPUT', 'A token must be a string.');
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/**
+ * The stored token the presented secret belongs to, or undefined when it is unknown, malformed or expired
+ * (`expiresAt <= now`). Lookup is by hash, so timing can reveal at most something about the hash, never the
+ * secret; the final comparison is constant-time all the same. Does not record the use — call
+ * `store.touch(name, at)` once the call is admitted.
+ *
+ * @example
+ * const record = await verifyToken(store.tokens, bearer);
+ * if (!record) throw new SwitchboardError('UNAUTHORIZED', 'Unknown or expired token.');
+ */
+export async function verifyToken(
+  store: TokenStore,
+  presented: string,
+  now: number = Date.now(),
+): Promise<TokenRecord | undefined> {
+  if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_LENGTH)
+    return undefined;
+  const hash = hashToken(presented);
+  const record = await store.findByHash(hash);
+  if (!record) return undefined;
+  const expected = Buffer.from(record.hash, 'hex');
+  const actual = Buffer.from(hash, 'hex');
+  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
+  if (record.expiresAt !== null) {
+    const expires = Date.parse(record.expiresAt);
+    // An unreadable expiry fails closed.
+    if (Number.isNaN(expires) || expires <= now) return undefined;
+  }
+  return record;
+}
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+
+/** The largest offset a JavaScript Date can hold; a longer duration could not be turned into an expiry time. */
+const MAX_DURATION_MS = 8.64e15;
+
+/**
+ * Milliseconds in a duration such as `30d`, `12h`, `45m`, `90s` or `2w` (a positive whole number and one unit).
+ * Bad input is INVALID_INPUT naming `flag`, so the CLI can show it as is.
+ *
+ * @example
+ * parseDuration('30d'); // 2_592_000_000
+ * new Date(Date.now() + parseDuration(opts.expires)).toISOString(); // the token's expiresAt
+ * parseDuration('7d', '--since'); // same rule for another flag
+ */
+export function parseDuration(text: string, flag = '--expires'): number {
+  const m = typeof text === 'string' ? /^\s*(\d{1,16})\s*([smhdw])\s*$/.exec(text) : null;
+  const ms = m ? Number(m[1]) * UNIT_MS[m[2] as keyof typeof UNIT_MS] : Number.NaN;
+  if (!(ms > 0 && ms <= MAX_DURATION_MS)) {
+    const got = typeof text === 'string' ? `'${text}'` : String(text);
+    throw new SwitchboardError('INVALID_INPUT', `${flag} must look like 30d, 12h, 45m or 90s; got ${got}`);
+  }
+  return ms;
+}
