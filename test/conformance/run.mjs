@@ -209,5 +209,5 @@ try {
 }
 if (failures === 0 && !process.env.KEEP) rmSync(dir, { recursive: true, force: true });
 // One closing line in the plain form CI reads: legs that passed against their baseline, legs that did not.
-console.log(`conformance legs: ${legsPassed} passed, ${failures} failed`);
+console.log(`conformance: ${legsPassed} passed, ${failures} failed`);
 process.exit(failures ? 1 : 0);
