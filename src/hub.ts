@@ -6,7 +6,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
 import { type LoadedConfig, loadConfig } from './config/load.ts';
-import type { Services } from './core/context.ts';
+import type { BusEvent, Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
@@ -94,13 +94,26 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     metrics.started(state.entry.capability.name);
     return next();
   });
-  // Keep a bounded history of events in the store for switchboard://events and late subscribers.
+  // Keep a bounded history of events in the store for switchboard://events and late subscribers. Events are
+  // written in batches, one transaction per turn of the event loop, so the log costs little per call.
   const retain = cfg.events.retain;
+  let pendingEvents: BusEvent[] = [];
   let appended = 0;
+  const flushEvents = () => {
+    const batch = pendingEvents;
+    pendingEvents = [];
+    if (batch.length === 0) return Promise.resolve();
+    appended += batch.length;
+    const trim = appended >= 100;
+    if (trim) appended = 0;
+    return store.events
+      .appendMany(batch)
+      .then(() => (trim ? store.events.trim(retain) : undefined))
+      .catch((err) => logger.warn({ err }, 'event log append failed'));
+  };
   const unsubscribeLog = bus.subscribe((event) => {
     if (retain === 0) return;
-    store.events.append(event).catch((err) => logger.warn({ err }, 'event log append failed'));
-    if (++appended % 100 === 0) store.events.trim(retain).catch(() => {});
+    if (pendingEvents.push(event) === 1) setImmediate(flushEvents);
   });
   health.register('store', async () =>
     (await store.ping())
@@ -122,6 +135,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     async close() {
       stopBuiltins();
       unsubscribeLog();
+      await flushEvents();
       await store.close();
     },
   };

@@ -96,6 +96,8 @@ export interface StoredEvent {
 
 export interface EventLog {
   append(event: BusEvent): Promise<void>;
+  /** Append several events at once, in order (all or none). */
+  appendMany(events: readonly BusEvent[]): Promise<void>;
   /** The most recent `limit` events, oldest first. */
   recent(limit: number): Promise<StoredEvent[]>;
   /** Keep at most `max` events. */

@@ -596,6 +596,7 @@ class SqliteInstances implements InstanceStore {
 
 class SqliteEvents implements EventLog {
   private readonly insert: Statement;
+  private readonly insertAll: (rows: readonly (readonly [string, string | null])[]) => void;
   private readonly newest: Statement;
   private readonly drop: Statement;
 
@@ -604,6 +605,9 @@ class SqliteEvents implements EventLog {
     private readonly live: () => void,
   ) {
     this.insert = db.prepare('INSERT INTO events (type, data) VALUES (?, ?)');
+    this.insertAll = db.transaction((rows: readonly (readonly [string, string | null])[]) => {
+      for (const [type, data] of rows) this.insert.run(type, data);
+    });
     this.newest = db.prepare(
       'SELECT seq, data FROM (SELECT seq, data FROM events ORDER BY seq DESC LIMIT ?) ORDER BY seq ASC',
     );
@@ -615,10 +619,19 @@ class SqliteEvents implements EventLog {
   }
 
   async append(event: BusEvent): Promise<void> {
+    await this.appendMany([event]);
+  }
+
+  /** Append several events in one transaction (one fsync-free commit instead of one per event). */
+  async appendMany(events: readonly BusEvent[]): Promise<void> {
     this.live();
-    if (!event || typeof event !== 'object' || typeof event.type !== 'string')
-      invalid(`event must be an object with a string type, got ${describe(event)}.`);
-    this.insert.run(event.type, toJson(event, 'event'));
+    const rows = events.map((event) => {
+      if (!event || typeof event !== 'object' || typeof event.type !== 'string')
+        invalid(`event must be an object with a string type, got ${describe(event)}.`);
+      return [event.type, toJson(event, 'event')] as const;
+    });
+    if (rows.length === 1) this.insert.run(rows[0][0], rows[0][1]);
+    else if (rows.length > 1) this.insertAll(rows);
   }
 
   async recent(limit: number): Promise<StoredEvent[]> {

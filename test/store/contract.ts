@@ -476,6 +476,17 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         expect((await store.events.recent(1))[0].event).toEqual(call);
       });
 
+      it('appendMany adds events in order, and a bad one adds none', async () => {
+        await store.events.appendMany([event(1), event(2), event(3)]);
+        expect((await store.events.recent(10)).map((e) => (e.event as HubEvent).n)).toEqual([1, 2, 3]);
+        await expect(store.events.appendMany([event(4), { nope: true } as unknown as HubEvent])).rejects.toThrow(
+          /type/,
+        );
+        expect((await store.events.recent(10)).map((e) => (e.event as HubEvent).n)).toEqual([1, 2, 3]);
+        await store.events.appendMany([]);
+        expect(await store.events.recent(10)).toHaveLength(3);
+      });
+
       it('trim keeps only the newest events and never reuses a seq', async () => {
         for (let n = 1; n <= 10; n++) await store.events.append(event(n));
         const lastSeq = (await store.events.recent(1))[0].seq;
