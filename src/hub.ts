@@ -6,14 +6,17 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
 import { type LoadedConfig, loadConfig } from './config/load.ts';
+import type { Config } from './config/schema.ts';
 import type { BusEvent, Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
+import { AuditWriter } from './observe/audit.ts';
 import { InProcessBus } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { redactedValue } from './observe/redact.ts';
+import { PolicyEngine } from './policy/middleware.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
 import type { Store } from './store/contract.ts';
@@ -37,6 +40,8 @@ export interface Hub {
   config: LiveConfig;
   /** Handler modules loaded at start, with their errors. */
   modules: ModuleReport[];
+  /** Rate limits, breakers and concurrency state (read by health and metrics). */
+  policy: PolicyEngine;
   close(): Promise<void>;
 }
 
@@ -94,6 +99,17 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     metrics.started(state.entry.capability.name);
     return next();
   });
+  const policy = new PolicyEngine(services);
+  pipeline.use(policy.middleware);
+  const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
+  pipeline.observe(audit.observe);
+  await audit.prune();
+  health.register('breakers', () => {
+    const open = Object.entries(policy.breakers.all()).filter(([, b]) => b.state !== 'closed');
+    return open.length
+      ? { status: 'degraded', detail: `circuit ${open.map(([n, b]) => `${n} ${b.state}`).join(', ')}` }
+      : { status: 'healthy', detail: 'all circuits closed' };
+  });
   // Keep a bounded history of events in the store for switchboard://events and late subscribers. Events are
   // written in batches, one transaction per turn of the event loop, so the log costs little per call.
   const retain = cfg.events.retain;
@@ -132,9 +148,11 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     pipeline,
     config,
     modules,
+    policy,
     async close() {
       stopBuiltins();
       unsubscribeLog();
+      await audit.close();
       await flushEvents();
       await store.close();
     },

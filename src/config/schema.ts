@@ -4,6 +4,67 @@ import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65535);
 
+const RateLimitSchema = z
+  .object({
+    /** Calls allowed per window (also the burst size). */
+    limit: z.number().int().min(1),
+    window_ms: z.number().int().min(1),
+  })
+  .strict();
+
+const BreakerSchema = z
+  .object({
+    /** Consecutive execution failures that open the circuit. */
+    threshold: z.number().int().min(1).default(5),
+    /** How long the circuit stays open before a probe is let through. */
+    reset_ms: z.number().int().min(1).default(30_000),
+    /** Probes allowed at once while half-open. */
+    half_open_probes: z.number().int().min(1).default(1),
+  })
+  .strict();
+
+/** Limits that can be set globally, per capability and per token. */
+const LimitsSchema = z
+  .object({
+    timeout_ms: z.number().int().min(1).optional(),
+    rate_limit: RateLimitSchema.optional(),
+    breaker: BreakerSchema.optional(),
+  })
+  .strict();
+
+/** Exposure filter: globs over capability names (`task.*`, `system.health`); deny wins over allow. */
+export const ExposeSchema = z
+  .object({
+    allow: z.array(z.string().min(1)).default([]),
+    deny: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+export const POLICY_DEFAULTS = {
+  timeout_ms: 30_000,
+  breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
+  max_concurrent_per_principal: 64,
+  capabilities: {},
+  tokens: {},
+};
+
+const PolicySchema = z
+  .object({
+    /** Default per-call timeout for capabilities that set none. */
+    timeout_ms: z.number().int().min(1).default(30_000),
+    /** Default rate limit per principal × capability; absent means unlimited unless a capability sets one. */
+    rate_limit: RateLimitSchema.optional(),
+    /** Default circuit breaker for every capability. */
+    breaker: BreakerSchema.default(POLICY_DEFAULTS.breaker),
+    /** Calls one principal may have running at once, over all transports (excess: RATE_LIMITED). */
+    max_concurrent_per_principal: z.number().int().min(1).default(64),
+    /** Per-capability overrides, keyed by capability name (`[policy.capabilities."task.create"]`). */
+    capabilities: z.record(z.string(), LimitsSchema).default({}),
+    /** Per-token overrides, keyed by token name; they win over capability and default limits. */
+    tokens: z.record(z.string(), LimitsSchema.extend({ expose: ExposeSchema.optional() }).strict()).default({}),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     server: z
@@ -44,13 +105,19 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ paths: ['.switchboard/handlers'] }),
-    policy: z
+    policy: PolicySchema.default(POLICY_DEFAULTS),
+    audit: z
       .object({
-        /** Default per-call timeout for capabilities that set none. */
-        timeout_ms: z.number().int().min(1).default(30_000),
+        /** Write one audit record per call to the store. */
+        enabled: z.boolean().default(true),
+        /** Records older than this many days are pruned at start and once an hour. 0 keeps everything. */
+        retention_days: z.number().min(0).default(30),
+        /** Cap on the stored (redacted) input of one record, in bytes. */
+        max_input_bytes: z.number().int().min(256).max(65_536).default(4096),
       })
       .strict()
-      .default({ timeout_ms: 30_000 }),
+      .default({ enabled: true, retention_days: 30, max_input_bytes: 4096 }),
+    expose: ExposeSchema.default({ allow: [], deny: [] }),
     system: z
       .object({
         /** An instance that sends no heartbeat for this long expires and its tasks return to pending. */

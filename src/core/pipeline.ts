@@ -14,7 +14,7 @@ import type {
 } from './context.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
 import type { Entry } from './registry.ts';
-import { allowed } from './registry.ts';
+import { visible } from './registry.ts';
 
 export interface CallRequest {
   principal: Principal;
@@ -41,6 +41,8 @@ export interface CallState {
   ctx: CallContext;
   /** Parsed input, set by the validate step. */
   input?: unknown;
+  /** Time limit for this call, when policy middleware resolved one (else the capability's, else the default). */
+  timeoutMs?: number;
   startedAt: number;
 }
 
@@ -75,14 +77,14 @@ export function validateInput(entry: Entry, input: unknown): unknown {
  * plugs in as middleware through `use`, in the order given.
  */
 export class Pipeline {
-  private readonly before: Middleware[] = [];
+  private chain: Middleware[] = [validate, execute];
   private readonly observers: ((state: CallState, outcome: Outcome) => void)[] = [];
 
   constructor(private readonly services: Services) {}
 
-  /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker). */
+  /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker), in order. */
   use(mw: Middleware): this {
-    this.before.push(mw);
+    this.chain = [...this.chain.slice(0, -2), mw, validate, execute];
     return this;
   }
 
@@ -95,11 +97,11 @@ export class Pipeline {
   async call(req: CallRequest): Promise<Outcome> {
     const entry = this.services.registry.get(req.name);
     // A capability the principal may not see answers exactly like an unknown one.
-    if (!entry || !allowed(req.principal, entry.capability.roles)) {
+    if (!entry || !visible(req.principal, entry.capability)) {
       return { ok: false, error: unknownTool(req.name) };
     }
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now() };
-    const chain = [...this.before, validate, execute];
+    const chain = this.chain;
     let outcome: Outcome;
     try {
       const dispatch = (i: number): Promise<Outcome> => chain[i](state, () => dispatch(i + 1));
@@ -155,7 +157,11 @@ const validate: Middleware = async (state, next) => {
 /** Run the handler under a timeout linked to the caller's signal; check the output against its schema. */
 const execute: Middleware = async (state) => {
   const { capability } = state.entry;
-  const timeoutMs = capability.policy?.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const timeoutMs =
+    state.timeoutMs ??
+    capability.policy?.timeoutMs ??
+    (state.ctx.services.config.get() as { policy?: { timeout_ms?: number } }).policy?.timeout_ms ??
+    DEFAULT_TIMEOUT_MS;
   const controller = new AbortController();
   const outer = state.req.signal;
   let timedOut = false;

@@ -32,6 +32,11 @@ export function allowed(principal: Principal, roles: readonly string[] | undefin
   return roles.some((r) => principal.roles.includes(r));
 }
 
+/** Whether a principal may see and call a capability: its roles allow it and its exposure filter lets it through. */
+export function visible(principal: Principal, capability: { name: string; roles?: readonly string[] }): boolean {
+  return allowed(principal, capability.roles) && (principal.sees === undefined || principal.sees(capability.name));
+}
+
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
@@ -136,8 +141,8 @@ export class Registry {
   /** Every entry the principal may see, sorted by name. */
   list(principal?: Principal): Entry[] {
     const all = [...this.byName.values()];
-    const visible = principal ? all.filter((e) => allowed(principal, e.capability.roles)) : all;
-    return visible.sort((a, b) => a.capability.name.localeCompare(b.capability.name));
+    const shown = principal ? all.filter((e) => visible(principal, e.capability)) : all;
+    return shown.sort((a, b) => a.capability.name.localeCompare(b.capability.name));
   }
 
   get size(): number {

@@ -5,7 +5,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
 import type { Principal } from '../core/context.ts';
-import { allowed } from '../core/registry.ts';
+import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
@@ -150,8 +150,8 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         if (inbound.kind === 'modern' && inbound.messageKind === 'request' && inbound.message.method === 'tools/call') {
           const { id, params } = inbound.message as { id: unknown; params?: { name?: unknown; arguments?: unknown } };
           const entry = typeof params?.name === 'string' ? hub.services.registry.get(params.name) : undefined;
-          const visible = entry && allowed(principal, entry.capability.roles);
-          const declared = visible ? paramHeadersOf(entry.tool.inputSchema) : [];
+          const shown = entry && visible(principal, entry.capability);
+          const declared = shown ? paramHeadersOf(entry.tool.inputSchema) : [];
           const check = declared.length ? checkParamHeaders(declared, params?.arguments, req.headers) : undefined;
           if (check && !check.ok)
             return jsonRpcError(

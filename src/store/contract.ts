@@ -220,6 +220,8 @@ export interface AuditQuery {
 export interface AuditLog {
   /** Append one record; on every call's path, so implementations keep it to a single cheap write. */
   append(record: NewAuditRecord): Promise<void>;
+  /** Append several records in order, all or none. */
+  appendMany(records: readonly NewAuditRecord[]): Promise<void>;
   /** Matching records, newest first (by `at`, then by `seq` for equal times), at most `limit`. */
   query(query?: AuditQuery): Promise<AuditRecord[]>;
   /** Retention: delete every record with `at` before `before` (exclusive); returns how many were deleted. */

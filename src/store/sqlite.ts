@@ -833,6 +833,7 @@ function checkOutcome(value: unknown, field: string): AuditOutcome {
 
 class SqliteAudit implements AuditLog {
   private readonly insert: Statement;
+  private readonly insertBatch: (records: readonly NewAuditRecord[]) => void;
   private readonly drop: Statement;
   /** Query statements by filter shape (2^5 at most), each prepared once. */
   private readonly queries = new Map<string, Statement>();
@@ -847,10 +848,23 @@ class SqliteAudit implements AuditLog {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
+    this.insertBatch = db.transaction((records: readonly NewAuditRecord[]) => {
+      for (const r of records) this.insertOne(r);
+    });
   }
 
   async append(record: NewAuditRecord): Promise<void> {
     this.live();
+    this.insertOne(record);
+  }
+
+  /** Append several records in one transaction: all or none (the hub batches one per event-loop turn). */
+  async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
+    this.live();
+    if (records.length) this.insertBatch(records);
+  }
+
+  private insertOne(record: NewAuditRecord): void {
     if (!record || typeof record !== 'object') invalid(`audit record must be an object, got ${describe(record)}.`);
     const at = checkIso(record.at, 'at');
     const outcome = checkOutcome(record.outcome, 'outcome');

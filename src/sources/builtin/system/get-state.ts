@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
 import type { BusEvent, CallEvent, Principal, Services } from '../../../core/context.ts';
-import { allowed } from '../../../core/registry.ts';
+import { visible } from '../../../core/registry.ts';
 import { TASK_STATUSES, type TaskStatus, type TaskStore } from '../../../store/contract.ts';
 import { InstanceViewSchema, instanceView, sweepExpiredInstances } from './lease.ts';
 
@@ -30,7 +30,7 @@ export function summarizeEvent(event: BusEvent): Record<string, unknown> {
 export function eventVisible(services: Services, principal: Principal, event: BusEvent): boolean {
   if (event.type !== 'call') return true;
   const entry = services.registry.get((event as CallEvent).name);
-  return !entry || allowed(principal, entry.capability.roles);
+  return !entry || visible(principal, entry.capability);
 }
 
 /** Count tasks in one status by paging; the store contract has no count, and this stays within it. */

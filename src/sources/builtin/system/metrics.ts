@@ -2,7 +2,7 @@
 // Read from the in-memory metrics the pipeline feeds; nothing here touches the store.
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
-import { allowed } from '../../../core/registry.ts';
+import { visible } from '../../../core/registry.ts';
 
 const MetricsSchema = z.object({
   calls: z.number().int().nonnegative(),
@@ -31,7 +31,7 @@ export const systemMetrics = defineCapability({
     for (const [name, m] of Object.entries(metrics.snapshot())) {
       // Hide what the caller may not see; capabilities removed since keep their history.
       const entry = registry.get(name);
-      if (entry && !allowed(ctx.principal, entry.capability.roles)) continue;
+      if (entry && !visible(ctx.principal, entry.capability)) continue;
       capabilities[name] = m;
       calls += m.calls;
       errors += m.errors;

@@ -1,0 +1,38 @@
+// Resolving the limits for one call: token overrides win over capability overrides in config, which win
+// over what the capability declares, which wins over the defaults in `[policy]`.
+
+import type { Config } from '../config/schema.ts';
+import type { Capability } from '../core/capability.ts';
+import type { Principal } from '../core/context.ts';
+import type { BreakerPolicy } from './breaker.ts';
+import type { RateLimit } from './rate-limit.ts';
+
+export interface CallLimits {
+  timeoutMs: number;
+  rateLimit?: RateLimit;
+  breaker: BreakerPolicy;
+}
+
+/** The limits that apply to `principal` calling `capability` under `config`. */
+export function limitsFor(config: Config, capability: Capability, principal: Principal): CallLimits {
+  const p = config.policy;
+  const byCap = p.capabilities[capability.name];
+  const byToken = principal.kind === 'token' ? p.tokens[principal.id] : undefined;
+  const rate = byToken?.rate_limit ?? byCap?.rate_limit;
+  const breaker = byCap?.breaker ?? p.breaker;
+  return {
+    timeoutMs: byToken?.timeout_ms ?? byCap?.timeout_ms ?? capability.policy?.timeoutMs ?? p.timeout_ms,
+    rateLimit: rate
+      ? { limit: rate.limit, windowMs: rate.window_ms }
+      : (capability.policy?.rateLimit ??
+        (p.rate_limit ? { limit: p.rate_limit.limit, windowMs: p.rate_limit.window_ms } : undefined)),
+    breaker:
+      capability.policy?.breaker && !byCap?.breaker
+        ? {
+            threshold: capability.policy.breaker.threshold,
+            resetMs: capability.policy.breaker.resetMs,
+            halfOpenProbes: 1,
+          }
+        : { threshold: breaker.threshold, resetMs: breaker.reset_ms, halfOpenProbes: breaker.half_open_probes },
+  };
+}
