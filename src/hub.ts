@@ -15,6 +15,7 @@ import { AuditWriter } from './observe/audit.ts';
 import { InProcessBus } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
+import { PromMetrics } from './observe/prometheus.ts';
 import { redactedValue } from './observe/redact.ts';
 import { PolicyEngine } from './policy/middleware.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
@@ -42,7 +43,15 @@ export interface Hub {
   modules: ModuleReport[];
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
   policy: PolicyEngine;
+  /** Prometheus metrics (GET /metrics). */
+  metrics: PromMetrics;
   close(): Promise<void>;
+}
+
+/** Open the configured store of a project without starting a hub (for `token` and `audit` commands). */
+export function openProjectStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Store {
+  const { config } = loadConfig(resolve(cwd), env);
+  return openStore(resolve(cwd), config.store.path);
 }
 
 function openStore(cwd: string, path: string): Store {
@@ -79,7 +88,13 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const pipeline = new Pipeline(services);
   pipeline.observe((state, outcome) => {
     const ms = performance.now() - state.startedAt;
-    metrics.finished(state.entry.capability.name, ms, !outcome.ok);
+    metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
+    prom.finished(
+      state.entry.capability.name,
+      state.req.transport,
+      ms / 1000,
+      outcome.ok ? undefined : outcome.error.code,
+    );
     // Events are stored and streamed: secret-looking keys are masked and large values capped.
     bus.publish({
       type: 'call',
@@ -95,11 +110,13 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       at: new Date().toISOString(),
     });
   });
+  const policy = new PolicyEngine(services);
+  const prom = new PromMetrics(() => policy.breakers.all());
   pipeline.use(async (state, next) => {
     metrics.started(state.entry.capability.name);
+    prom.started(state.entry.capability.name, state.req.transport);
     return next();
   });
-  const policy = new PolicyEngine(services);
   pipeline.use(policy.middleware);
   const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
   pipeline.observe(audit.observe);
@@ -149,6 +166,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     config,
     modules,
     policy,
+    metrics: prom,
     async close() {
       stopBuiltins();
       unsubscribeLog();

@@ -15,6 +15,7 @@ function line(event: BusEvent): string {
 }
 
 export async function eventsTail(opts: {
+  token?: string;
   url: string;
   recent?: string;
   json?: boolean;
@@ -26,7 +27,10 @@ export async function eventsTail(opts: {
   const max = opts.limit ? Number(opts.limit) : Number.POSITIVE_INFINITY;
   let res: Response;
   try {
-    res = await fetch(base, { headers: { accept: 'text/event-stream' } });
+    const token = opts.token ?? process.env.SWITCHBOARD_TOKEN;
+    res = await fetch(base, {
+      headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+    });
   } catch (err) {
     throw new CliError(
       `Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`,

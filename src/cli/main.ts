@@ -2,9 +2,12 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { version } from '../version.ts';
+import { audit } from './audit.ts';
 import { eventsTail } from './events.ts';
 import { fail } from './output.ts';
 import { serve } from './serve.ts';
+import { stats } from './stats.ts';
+import { tokenCreate, tokenList, tokenRevoke } from './token.ts';
 import { toolsCall, toolsList } from './tools.ts';
 
 export function buildProgram(): Command {
@@ -27,6 +30,8 @@ export function buildProgram(): Command {
     .option('--host <host>', 'address to bind (loopback only until tokens are configured)')
     .option('--port <port>', 'port to listen on (0 = any free port)')
     .option('--handlers <dir...>', 'extra folders of handler modules to load')
+    .option('--only <glob...>', 'expose only capabilities matching these globs (e.g. "task.*" "system.health")')
+    .option('--except <glob...>', 'hide capabilities matching these globs')
     .addHelpText(
       'after',
       '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777',
@@ -39,6 +44,7 @@ export function buildProgram(): Command {
     .description('List the tools (in-process, or from a running server with --url).')
     .option('--json', 'print JSON')
     .option('--url <url>', 'a running Switchboard (e.g. http://127.0.0.1:7777)')
+    .option('--token <token>', 'bearer token for --url (default: $SWITCHBOARD_TOKEN)')
     .action((o) => toolsList({ cwd: cwd(), ...o }));
   tools
     .command('call')
@@ -47,6 +53,7 @@ export function buildProgram(): Command {
     .argument('[pairs...]', 'input as key=value (values are parsed as JSON when they can be)')
     .option('-i, --input <json>', 'input as a JSON object')
     .option('--url <url>', 'call a running Switchboard instead of in-process')
+    .option('--token <token>', 'bearer token for --url (default: $SWITCHBOARD_TOKEN)')
     .addHelpText(
       'after',
       '\nExamples:\n  switchboard tools call task.create text="Write the docs" priority=80\n  switchboard tools call task__list --input \'{"status":"pending"}\'',
@@ -58,10 +65,53 @@ export function buildProgram(): Command {
     .command('tail')
     .description('Print events from a running server as they happen.')
     .option('--url <url>', 'the running Switchboard', 'http://127.0.0.1:7777')
+    .option('--token <token>', 'bearer token of an admin (default: $SWITCHBOARD_TOKEN)')
     .option('--recent <n>', 'first print the last n stored events')
     .option('-n, --limit <n>', 'exit after n events')
     .addOption(new Option('--json', 'one JSON object per line'))
     .action((o) => eventsTail(o));
+
+  const token = program
+    .command('token')
+    .description('API tokens for HTTP callers (stored hashed in the project store).');
+  token
+    .command('create')
+    .description('Create a token and print it once.')
+    .argument('<name>', 'a name for the token (1-64 of A-Z a-z 0-9 _ . -)')
+    .option('--roles <roles>', "comma-separated roles, e.g. 'agent' or 'agent,admin'")
+    .option('--expires <duration>', 'lifetime such as 30d, 12h, 45m (default: never)')
+    .option('--json', 'print JSON')
+    .addHelpText('after', '\nExample:\n  switchboard token create ci-bot --roles agent --expires 30d')
+    .action((name, o) => tokenCreate(name, { cwd: cwd(), ...o }));
+  token
+    .command('list')
+    .description('List tokens (never their secrets).')
+    .option('--json', 'print JSON')
+    .action((o) => tokenList({ cwd: cwd(), ...o }));
+  token
+    .command('revoke')
+    .description('Revoke a token; requests presenting it are refused at once.')
+    .argument('<name>', 'the token name')
+    .action((name) => tokenRevoke(name, { cwd: cwd() }));
+
+  program
+    .command('audit')
+    .description('Show the audit trail: one record per call, newest first.')
+    .option('--since <when>', 'a duration back from now (1h, 7d) or an ISO time')
+    .option('--tool <name>', 'only this capability or tool')
+    .option('--principal <id>', 'only this caller (token name, stdio, cli, anonymous)')
+    .option('--outcome <ok|error>', 'only successes or only failures')
+    .option('--limit <n>', 'at most n records (default 100)')
+    .option('--json', 'print JSON')
+    .action((o) => audit({ cwd: cwd(), ...o }));
+
+  program
+    .command('stats')
+    .description('Per-capability call metrics of a running server.')
+    .option('--url <url>', 'the running Switchboard', 'http://127.0.0.1:7777')
+    .option('--token <token>', 'bearer token (default: $SWITCHBOARD_TOKEN)')
+    .option('--json', 'print JSON')
+    .action((o) => stats(o));
 
   return program;
 }

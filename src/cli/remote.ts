@@ -3,10 +3,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { version } from '../version.ts';
 
 /** Connect to `url` (the /mcp endpoint or the server's base URL), negotiating the newest protocol both speak. */
-export async function connectRemote(url: string): Promise<Client> {
+export async function connectRemote(url: string, token = process.env.SWITCHBOARD_TOKEN): Promise<Client> {
   const endpoint = new URL(url);
   if (!endpoint.pathname.endsWith('/mcp')) endpoint.pathname = `${endpoint.pathname.replace(/\/$/, '')}/mcp`;
   const client = new Client({ name: 'switchboard-cli', version }, { versionNegotiation: { mode: 'auto' } });
-  await client.connect(new StreamableHTTPClientTransport(endpoint));
+  const requestInit = token ? { headers: { authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(endpoint, requestInit ? { requestInit } : undefined));
   return client;
 }

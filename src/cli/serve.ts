@@ -13,6 +13,8 @@ export interface ServeOptions {
   host?: string;
   port?: string;
   handlers?: string[];
+  only?: string[];
+  except?: string[];
 }
 
 function parsePort(value: string | undefined): number | undefined {
@@ -28,10 +30,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const dir of opts.handlers ?? []) {
     if (!existsSync(dir)) throw new CliError(`--handlers ${dir}: no such folder.`, 2);
   }
+  const exposure = opts.only || opts.except ? { allow: opts.only ?? [], deny: opts.except ?? [] } : undefined;
   // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
   const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
   if (!opts.http) {
-    const stdio = serveMcpStdio(hub);
+    const stdio = serveMcpStdio(hub, { exposure });
     const stop = async () => {
       await stdio.close().catch(() => {});
       await hub.close().catch(() => {});
@@ -45,7 +48,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   }
   let http: Awaited<ReturnType<typeof serveHttp>>;
   try {
-    http = await serveHttp(hub, { host: opts.host, port });
+    http = await serveHttp(hub, { host: opts.host, port, exposure });
   } catch (err) {
     await hub.close();
     throw err;

@@ -7,7 +7,8 @@ import { toolInput } from './input.ts';
 import { CliError, printJson } from './output.ts';
 import { connectRemote } from './remote.ts';
 
-const CLI_PRINCIPAL = { id: 'cli', roles: ['*'] };
+// The local CLI runs as the user who owns the project files: all roles.
+const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
 
 interface ToolRow {
   name: string;
@@ -15,10 +16,10 @@ interface ToolRow {
   description?: string;
 }
 
-export async function toolsList(opts: { cwd: string; json?: boolean; url?: string }): Promise<void> {
+export async function toolsList(opts: { cwd: string; json?: boolean; url?: string; token?: string }): Promise<void> {
   let tools: ToolRow[];
   if (opts.url) {
-    const client = await connectRemote(opts.url);
+    const client = await connectRemote(opts.url, opts.token ?? process.env.SWITCHBOARD_TOKEN);
     tools = [];
     let cursor: string | undefined;
     do {
@@ -42,12 +43,12 @@ export async function toolsList(opts: { cwd: string; json?: boolean; url?: strin
 export async function toolsCall(
   name: string,
   pairs: string[],
-  opts: { cwd: string; input?: string; url?: string },
+  opts: { cwd: string; input?: string; url?: string; token?: string },
 ): Promise<void> {
   const input = toolInput(opts.input, pairs);
   let result: Record<string, unknown>;
   if (opts.url) {
-    const client = await connectRemote(opts.url);
+    const client = await connectRemote(opts.url, opts.token ?? process.env.SWITCHBOARD_TOKEN);
     try {
       result = (await client.callTool({ name, arguments: input })) as Record<string, unknown>;
     } finally {

@@ -125,6 +125,8 @@ export interface CapabilityMetrics {
   errors: number;
   inFlight: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
+  /** Calls and errors per transport (stdio, http, rest, cli, internal). */
+  transports: Record<string, { calls: number; errors: number }>;
 }
 
 export interface MetricsView {

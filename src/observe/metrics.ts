@@ -13,9 +13,14 @@ class Series {
   private sum = 0;
   private max = 0;
 
-  record(ms: number, failed: boolean): void {
+  readonly transports: Record<string, { calls: number; errors: number }> = {};
+
+  record(ms: number, failed: boolean, transport: string): void {
     this.calls++;
     if (failed) this.errors++;
+    const t = (this.transports[transport] ??= { calls: 0, errors: 0 });
+    t.calls++;
+    if (failed) t.errors++;
     this.samples[this.n % WINDOW] = ms;
     this.n++;
     this.sum += ms;
@@ -37,6 +42,7 @@ class Series {
         max: round(this.max),
         mean: this.calls ? round(this.sum / this.calls) : 0,
       },
+      transports: structuredClone(this.transports),
     };
   }
 }
@@ -59,10 +65,10 @@ export class CallMetrics implements MetricsView {
     this.get(name).inFlight++;
   }
 
-  finished(name: string, ms: number, failed: boolean): void {
+  finished(name: string, ms: number, failed: boolean, transport = 'internal'): void {
     const s = this.get(name);
     s.inFlight = Math.max(0, s.inFlight - 1);
-    s.record(ms, failed);
+    s.record(ms, failed, transport);
   }
 
   snapshot(): Record<string, CapabilityMetrics> {

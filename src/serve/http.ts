@@ -3,9 +3,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
-import type { Principal } from '../core/context.ts';
 import { SwitchboardError, toErrorInfo } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
+import { HttpAuth, hasRole } from '../policy/auth.ts';
+import type { Exposure } from '../policy/principal.ts';
 import { parseJson, readBody } from './body.ts';
 import { createMcpHttp } from './mcp-http.ts';
 import { callTool, listTools, openApi, sendError, sendJson, streamEvents } from './rest.ts';
@@ -15,6 +16,8 @@ const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 export interface HttpOptions {
   host?: string;
   port?: number;
+  /** `serve --only/--except`: an exposure filter over capability names for every caller of this server. */
+  exposure?: Exposure;
 }
 
 export interface HttpHandle {
@@ -34,10 +37,11 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const cfg = hub.config.get().server;
   const host = opts.host ?? cfg.host;
   const port = opts.port ?? cfg.port;
-  if (!isLoopback(host)) {
+  const exposed = !isLoopback(host);
+  if (exposed && (await hub.services.store.tokens.count()) === 0) {
     throw new SwitchboardError(
       'FORBIDDEN',
-      `Refusing to bind ${host}: Switchboard serves loopback addresses only until authentication is configured. Use --host 127.0.0.1.`,
+      `Refusing to bind ${host}: off loopback every caller must present a token, and none exists. Create one first (switchboard token create NAME --roles agent), or use --host 127.0.0.1.`,
     );
   }
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
@@ -55,8 +59,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   };
   const maxBody = cfg.max_body_bytes;
   const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
-  // Until tokens exist (policy issue) every HTTP caller is the anonymous principal with all roles.
-  const principalOf = (_req: IncomingMessage): Principal => ({ id: 'anonymous', roles: ['*'] });
+  const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -68,16 +71,41 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
       return sendError(res, { code: 'FORBIDDEN', message: refused });
     }
-    const principal = principalOf(req);
+    // Probes answer everyone: load balancers and orchestrators carry no token.
+    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
+    if (path === '/readyz') {
+      const ok = await hub.services.store.ping().catch(() => false);
+      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
+    }
+    const authn = await auth.authenticate(req);
+    if (!authn.ok) {
+      const headers = { 'www-authenticate': authn.challenge };
+      if (path === '/mcp')
+        return sendJson(
+          res,
+          401,
+          { jsonrpc: '2.0', error: { code: -32001, message: authn.message }, id: null },
+          headers,
+        );
+      return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: authn.message } }, headers);
+    }
+    const principal = authn.principal;
     if (path === '/mcp') {
       const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
       if (body === ANSWERED) return;
       return mcp.handle(req, res, body, principal);
     }
-    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/readyz') {
-      const ok = await hub.services.store.ping().catch(() => false);
-      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
+    // Operator views: every caller's events and the metrics, so only admins (403 for a valid token without it).
+    if ((path === '/v1/events' || path === '/metrics') && req.method === 'GET' && !hasRole(principal, ['admin'])) {
+      return sendError(res, {
+        code: 'FORBIDDEN',
+        message: `${path} needs the 'admin' role; this token has: ${principal.roles.join(', ') || 'no roles'}.`,
+      });
+    }
+    if (path === '/metrics' && req.method === 'GET') {
+      const text = await hub.metrics.prometheus();
+      res.writeHead(200, { 'content-type': hub.metrics.contentType });
+      return void res.end(text);
     }
     if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, listTools(hub, principal));
     if (path === '/v1/openapi.json' && req.method === 'GET') return sendJson(res, 200, openApi(hub, principal));

@@ -2,6 +2,7 @@
 // The caller's roles come from `[stdio] roles` (default: all).
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Hub } from '../hub.ts';
+import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { buildMcpServer } from './mcp-server.ts';
 
 export interface StdioHandle {
@@ -10,8 +11,13 @@ export interface StdioHandle {
   closed: Promise<void>;
 }
 
-export function serveMcpStdio(hub: Hub): StdioHandle {
-  const principal = { id: 'stdio', roles: hub.config.get().stdio.roles };
+export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): StdioHandle {
+  // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
+  const principal = makePrincipal(hub.config.get(), opts.exposure, {
+    id: 'stdio',
+    roles: hub.config.get().stdio.roles,
+    kind: 'stdio',
+  });
   const unsubscribers: (() => void)[] = [];
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => {

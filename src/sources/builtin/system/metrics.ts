@@ -9,6 +9,9 @@ const MetricsSchema = z.object({
   errors: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
   latencyMs: z.object({ p50: z.number(), p95: z.number(), p99: z.number(), max: z.number(), mean: z.number() }),
+  transports: z
+    .record(z.string(), z.object({ calls: z.number().int().nonnegative(), errors: z.number().int().nonnegative() }))
+    .describe('Calls and errors per transport: stdio, http, rest, cli, internal.'),
 });
 
 /** `system.metrics` — call metrics per capability plus totals. */
@@ -16,7 +19,7 @@ export const systemMetrics = defineCapability({
   name: 'system.metrics',
   title: 'Call metrics',
   description:
-    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 over the last 1024 calls, max, mean), plus totals. Use it to spot failing or slow tools.',
+    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 over the last 1024 calls, max, mean) and calls per transport, plus totals. Use it to spot failing or slow tools.',
   input: z.object({}),
   output: z.object({
     capabilities: z.record(z.string(), MetricsSchema),

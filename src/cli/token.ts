@@ -1,0 +1,84 @@
+// `switchboard token create|list|revoke`: API tokens for HTTP callers. The secret is printed once and only
+// its SHA-256 is stored; listings never show it.
+import Table from 'cli-table3';
+import { openProjectStore } from '../hub.ts';
+import { generateToken, hashToken, parseDuration } from '../policy/tokens.ts';
+import { CliError, printJson } from './output.ts';
+
+function parseRoles(text: string | undefined): string[] {
+  const roles = (text ?? '')
+    .split(',')
+    .map((r) => r.trim())
+    .filter(Boolean);
+  if (roles.length === 0)
+    throw new CliError("--roles is required: a comma-separated list such as 'agent' or 'agent,admin'.", 2);
+  const bad = roles.find((r) => !/^[A-Za-z0-9_*.-]{1,64}$/.test(r));
+  if (bad) throw new CliError(`--roles: '${bad}' is not a role name (letters, digits, '_', '.', '-', or '*').`, 2);
+  return roles;
+}
+
+export async function tokenCreate(
+  name: string,
+  opts: { cwd: string; roles?: string; expires?: string; json?: boolean },
+): Promise<void> {
+  const roles = parseRoles(opts.roles);
+  const expiresAt = opts.expires ? new Date(Date.now() + parseDuration(opts.expires)).toISOString() : null;
+  const store = openProjectStore(opts.cwd);
+  try {
+    const token = generateToken();
+    const record = await store.tokens.create({ name, hash: hashToken(token), roles, expiresAt });
+    if (opts.json) return printJson({ name: record.name, token, roles: record.roles, expiresAt: record.expiresAt });
+    process.stdout.write(
+      `Created token '${record.name}' (roles: ${record.roles.join(', ')}; ${record.expiresAt ? `expires ${record.expiresAt}` : 'does not expire'}).\n` +
+        'Copy it now — it is not stored and cannot be shown again:\n\n' +
+        `${token}\n\n` +
+        `Use it as: Authorization: Bearer ${token.slice(0, 6)}…   e.g. claude mcp add --transport http switchboard URL --header "Authorization: Bearer <token>"\n`,
+    );
+  } finally {
+    await store.close();
+  }
+}
+
+export async function tokenList(opts: { cwd: string; json?: boolean }): Promise<void> {
+  const store = openProjectStore(opts.cwd);
+  try {
+    const now = Date.now();
+    const tokens = (await store.tokens.list()).map((t) => ({
+      name: t.name,
+      roles: t.roles,
+      createdAt: t.createdAt,
+      expiresAt: t.expiresAt,
+      lastUsedAt: t.lastUsedAt,
+      status: t.expiresAt && Date.parse(t.expiresAt) <= now ? 'expired' : 'active',
+    }));
+    if (opts.json) return printJson(tokens);
+    if (tokens.length === 0) {
+      process.stdout.write('No tokens. Create one with: switchboard token create NAME --roles agent\n');
+      return;
+    }
+    const table = new Table({ head: ['name', 'roles', 'status', 'created', 'expires', 'last used'] });
+    for (const t of tokens)
+      table.push([
+        t.name,
+        t.roles.join(','),
+        t.status,
+        t.createdAt.slice(0, 19),
+        t.expiresAt?.slice(0, 19) ?? 'never',
+        t.lastUsedAt?.slice(0, 19) ?? 'never',
+      ]);
+    process.stdout.write(`${table.toString()}\n`);
+  } finally {
+    await store.close();
+  }
+}
+
+export async function tokenRevoke(name: string, opts: { cwd: string }): Promise<void> {
+  const store = openProjectStore(opts.cwd);
+  try {
+    if (!(await store.tokens.revoke(name)))
+      throw new CliError(`No token named '${name}'. List them with: switchboard token list`, 1);
+    process.stdout.write(`Revoked token '${name}'. Requests presenting it are refused from now on.\n`);
+  } finally {
+    await store.close();
+  }
+}
