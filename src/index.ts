@@ -15,3 +15,5 @@ export async function main(argv?: string[]): Promise<void> {
   const cli = await import('./cli/main.ts');
   await cli.main(argv);
 }
+export type { RunOptions, RunResult } from './core/process.ts';
+export { minimalEnv, runCommand } from './core/process.ts';

@@ -56,3 +56,25 @@ describe('call events', () => {
     await hub.close();
   });
 });
+
+describe('logs', () => {
+  it('never carry secret-looking keys', async () => {
+    const { createLogger } = await import('../../src/observe/logger.ts');
+    const { Writable } = await import('node:stream');
+    let out = '';
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        out += chunk;
+        done();
+      },
+    });
+    const logger = createLogger('info', sink);
+    logger.info(
+      { data: { user: 'ada', password: 'hunter2', headers: { Authorization: 'Bearer sb_x' } } },
+      'handler log',
+    );
+    expect(out).toContain('ada');
+    expect(out).not.toContain('hunter2');
+    expect(out).not.toContain('sb_x');
+  });
+});

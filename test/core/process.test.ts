@@ -1,0 +1,89 @@
+// Child processes: results, minimal environment, and cancellation that kills the whole process group.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineCapability } from '../../src/core/capability.ts';
+import { runCommand } from '../../src/core/process.ts';
+import { testHub } from '../helpers/hub.ts';
+
+/** Running (a killed process whose parent died first may linger as a zombie until PID 1 reaps it). */
+const alive = (pid: number) => {
+  try {
+    const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return state !== undefined && state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+};
+
+async function waitFor(file: string): Promise<number> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      const pid = Number(readFileSync(file, 'utf8').trim());
+      if (pid) return pid;
+    } catch {
+      // not written yet
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`no pid in ${file}`);
+}
+
+describe('runCommand', () => {
+  it('returns exit code and output; a non-zero exit is a result', async () => {
+    const ok = await runCommand('sh', ['-c', 'echo out; echo err >&2'], { signal: new AbortController().signal });
+    expect(ok).toMatchObject({ exitCode: 0, stdout: 'out\n', stderr: 'err\n' });
+    const bad = await runCommand('sh', ['-c', 'exit 3'], { signal: new AbortController().signal });
+    expect(bad.exitCode).toBe(3);
+  });
+
+  it('gives the child a minimal environment, not the hub’s secrets', async () => {
+    process.env.SWITCHBOARD_TEST_SECRET = 'do-not-leak';
+    const r = await runCommand('env', [], { signal: new AbortController().signal });
+    delete process.env.SWITCHBOARD_TEST_SECRET;
+    expect(r.stdout).toContain('PATH=');
+    expect(r.stdout).not.toContain('do-not-leak');
+  });
+
+  it('fails clearly for a missing program', async () => {
+    await expect(
+      runCommand('definitely-not-a-program-xyz', [], { signal: new AbortController().signal }),
+    ).rejects.toThrow(/Could not run 'definitely-not-a-program-xyz'/);
+  });
+
+  it('kills the whole process group when the signal aborts', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-proc-'));
+    const pidFile = join(dir, 'pid');
+    const controller = new AbortController();
+    const running = runCommand('sh', ['-c', `sleep 30 & echo $! > ${pidFile}; wait`], { signal: controller.signal });
+    const grandchild = await waitFor(pidFile);
+    expect(alive(grandchild)).toBe(true);
+    controller.abort();
+    await expect(running).rejects.toThrow();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(alive(grandchild)).toBe(false);
+  });
+
+  it('a capability timeout kills the tree the call started', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-proc-'));
+    const pidFile = join(dir, 'pid');
+    const hub = await testHub();
+    hub.services.registry.add(
+      defineCapability({
+        name: 'p.spawn',
+        description: 'spawns a tree',
+        input: z.object({}),
+        policy: { timeoutMs: 300 },
+        handle: (_i, ctx) => runCommand('sh', ['-c', `sleep 30 & echo $! > ${pidFile}; wait`], { signal: ctx.signal }),
+      }),
+    );
+    const out = await hub.call('p.spawn', {});
+    expect(out).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    const grandchild = await waitFor(pidFile);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(alive(grandchild)).toBe(false);
+    await hub.close();
+  });
+});
