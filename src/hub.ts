@@ -23,6 +23,11 @@ import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.t
 import type { Store } from './store/contract.ts';
 import { SqliteStore } from './store/sqlite.ts';
 
+/** Event and audit records are written at most this long after the call… */
+export const WRITE_BATCH_MS = 50;
+/** …or as soon as this many are waiting. */
+export const WRITE_BATCH_MAX = 500;
+
 export interface HubOptions {
   /** Project directory (where `.switchboard/` lives). */
   cwd: string;
@@ -45,6 +50,8 @@ export interface Hub {
   policy: PolicyEngine;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;
+  /** Write queued events and audit records now (they are otherwise batched for up to WRITE_BATCH_MS). */
+  flush(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,9 +80,24 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const metrics = new CallMetrics();
   const health = new Health();
   const features = new Features();
+  // Reads of the event log and the audit trail first write what this process still holds in its batches,
+  // so a caller always sees its own calls.
+  let flushAll = async () => {};
+  const readYourWrites: Store = Object.create(store, {
+    events: {
+      value: Object.assign(Object.create(store.events), {
+        recent: async (n: number) => (await flushAll(), store.events.recent(n)),
+      }),
+    },
+    audit: {
+      value: Object.assign(Object.create(store.audit), {
+        query: async (q?: object) => (await flushAll(), store.audit.query(q)),
+      }),
+    },
+  });
   const services: Services = {
     registry,
-    store,
+    store: readYourWrites,
     bus,
     logger,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
@@ -119,6 +141,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   });
   pipeline.use(policy.middleware);
   const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
+  flushAll = async () => {
+    await Promise.all([flushEvents(), audit.flush()]);
+  };
   pipeline.observe(audit.observe);
   await audit.prune();
   health.register('breakers', () => {
@@ -137,7 +162,8 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     pendingEvents = [];
     if (batch.length === 0) return Promise.resolve();
     appended += batch.length;
-    const trim = appended >= 100;
+    // Trimming deletes through an index scan; once per thousand events is plenty.
+    const trim = appended >= 1000;
     if (trim) appended = 0;
     return store.events
       .appendMany(batch)
@@ -146,7 +172,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   };
   const unsubscribeLog = bus.subscribe((event) => {
     if (retain === 0) return;
-    if (pendingEvents.push(event) === 1) setImmediate(flushEvents);
+    // Flush within WRITE_BATCH_MS, or at once when the batch is large: few, big transactions.
+    const n = pendingEvents.push(event);
+    if (n === 1) setTimeout(flushEvents, WRITE_BATCH_MS).unref();
+    else if (n >= WRITE_BATCH_MAX) void flushEvents();
   });
   health.register('store', async () =>
     (await store.ping())
@@ -167,6 +196,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     modules,
     policy,
     metrics: prom,
+    flush: () => flushAll(),
     async close() {
       stopBuiltins();
       unsubscribeLog();

@@ -23,6 +23,11 @@ export interface CallRequest {
   input: unknown;
   transport: TransportKind;
   signal?: AbortSignal;
+  /**
+   * An AbortController the transport made for this call alone (instead of `signal`): the transport aborts it on
+   * cancel and the pipeline aborts it on timeout, with no second controller linked in between.
+   */
+  controller?: AbortController;
   requestId?: string;
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
   log?: (level: LogLevel, data: unknown) => Promise<void>;
@@ -162,15 +167,14 @@ const execute: Middleware = async (state) => {
     capability.policy?.timeoutMs ??
     (state.ctx.services.config.get() as { policy?: { timeout_ms?: number } }).policy?.timeout_ms ??
     DEFAULT_TIMEOUT_MS;
-  const controller = new AbortController();
-  const outer = state.req.signal;
+  const own = state.req.controller;
+  const controller = own ?? new AbortController();
+  const outer = own ? own.signal : state.req.signal;
   let timedOut = false;
   const onAbort = () => controller.abort(outer?.reason);
-  if (outer) {
-    if (outer.aborted)
-      return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
-    outer.addEventListener('abort', onAbort, { once: true });
-  }
+  if (outer?.aborted)
+    return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
+  if (outer && !own) outer.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     if (timer) clearTimeout(timer);
@@ -190,11 +194,9 @@ const execute: Middleware = async (state) => {
     };
   }
   try {
-    const aborted = new Promise<never>((_, reject) => {
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason), { once: true });
-    });
-    aborted.catch(() => {});
-    const value = await Promise.race([Promise.resolve(capability.handle(state.input, ctx)), aborted]);
+    const returned = capability.handle(state.input, ctx);
+    // Wait for a promise only until the signal aborts: a handler that ignores its signal cannot hold the call.
+    const value = isThenable(returned) ? await untilAborted(returned, controller.signal) : returned;
     if (isRawResult(value)) {
       // Only an MCP client can answer an input request; elsewhere it is a capability this caller cannot use.
       if (isInputRequired(value) && !ctx.mcp)
@@ -232,11 +234,33 @@ const execute: Middleware = async (state) => {
           details: { timeoutMs },
         },
       };
-    if (controller.signal.aborted && outer?.aborted)
+    if (controller.signal.aborted && (outer?.aborted ?? false))
       return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
     return { ok: false, error: toErrorInfo(err) };
   } finally {
     clearTimeout(timer);
-    outer?.removeEventListener('abort', onAbort);
+    if (!own) outer?.removeEventListener('abort', onAbort);
   }
 };
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
+}
+
+function untilAborted<T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

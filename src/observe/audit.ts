@@ -5,6 +5,10 @@ import type { CallState, Outcome } from '../core/pipeline.ts';
 import type { NewAuditRecord, Store } from '../store/contract.ts';
 import { redactedJson } from './redact.ts';
 
+/** Records reach the store within this many ms of the call (or sooner when many are waiting). */
+const BATCH_MS = 50;
+const BATCH_MAX = 500;
+
 export interface AuditSettings {
   enabled: boolean;
   retention_days: number;
@@ -40,7 +44,9 @@ export class AuditWriter {
       durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
       requestId: state.ctx.requestId,
     };
-    if (this.pending.push(record) === 1) setImmediate(() => void this.flush());
+    const n = this.pending.push(record);
+    if (n === 1) setTimeout(() => void this.flush(), BATCH_MS).unref();
+    else if (n >= BATCH_MAX) void this.flush();
   };
 
   /** Write what is queued. Failures are logged (without the records, which may hold user data). */

@@ -1,9 +1,13 @@
 // MCP over stdio: one connection per process; stdout carries only protocol, logs go to stderr.
 // The caller's roles come from `[stdio] roles` (default: all).
+import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { ClientChannel } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
+import { fastCallOf, runFastCall } from './fast-call.ts';
 import { buildMcpServer } from './mcp-server.ts';
+import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
   close(): Promise<void>;
@@ -23,9 +27,59 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
   const closed = new Promise<void>((r) => {
     resolveClosed = r;
   });
+  const transport = new BatchingStdioTransport();
+  let current: Server | undefined;
+  // Fast-path calls in flight, so a client's notifications/cancelled can reach them.
+  const inFlight = new Map<string | number, { controller: AbortController; cancelled: boolean }>();
+  transport.intercept = (message) => {
+    const server = current;
+    // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
+    const caps = server?.getClientCapabilities();
+    if (!server || !caps) return false;
+    const m = message as { method?: unknown; params?: { requestId?: unknown } };
+    const cancelled =
+      m?.method === 'notifications/cancelled' ? inFlight.get(m.params?.requestId as string | number) : undefined;
+    if (cancelled) {
+      cancelled.cancelled = true;
+      cancelled.controller.abort();
+      return true;
+    }
+    const call = fastCallOf(hub, principal, message, 'legacy');
+    if (!call) return false;
+    const controller = new AbortController();
+    const flight = { controller, cancelled: false };
+    inFlight.set(call.id, flight);
+    const client: ClientChannel = {};
+    if (caps.sampling) client.sample = (params) => server.createMessage(params as any);
+    if (caps.elicitation) client.elicit = (params) => server.elicitInput(params as any);
+    runFastCall(hub, call, {
+      principal,
+      transport: 'stdio',
+      era: 'legacy',
+      controller,
+      client,
+      mcp: {
+        era: 'legacy',
+        protocolVersion: server.getNegotiatedProtocolVersion(),
+        clientCapabilities: caps as Record<string, unknown>,
+      },
+      log: (level, data) => server.sendLoggingMessage({ level, data }).catch(() => {}),
+    })
+      .then((result) => {
+        if (flight.cancelled) return; // A request the client cancelled gets no answer (a timed-out one does).
+        if (result === undefined) transport.onmessage?.(message as JSONRPCMessage);
+        else void transport.send({ jsonrpc: '2.0', id: call.id, result });
+      })
+      .catch((err) => {
+        void transport.send({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: (err as Error).message } });
+      })
+      .finally(() => inFlight.delete(call.id));
+    return true;
+  };
   const handle = serveStdio(
     () => {
       const server = buildMcpServer(hub, { principal, transport: 'stdio' });
+      current = server;
       // Tell the client when tools, resources or prompts change (sources load in the background).
       unsubscribers.push(
         hub.services.registry.onChange((kind) => {
@@ -45,7 +99,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
       };
       return server;
     },
-    { onerror: (err) => hub.services.logger.warn({ err: err.message }, 'stdio transport error') },
+    { transport, onerror: (err) => hub.services.logger.warn({ err: err.message }, 'stdio transport error') },
   );
   process.stdin.once('end', () => resolveClosed());
   return {

@@ -123,3 +123,31 @@ describe('stdio wire hygiene', () => {
     expect(health.result.structuredContent.status).toBe('healthy');
   });
 });
+
+describe('stdio fast path', () => {
+  it('answers a timed-out call with TIMEOUT, and many concurrent calls each with their own result', async () => {
+    const dir = tempProject();
+    const client = new Client({ name: 'fast', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS],
+        env: childEnv(dir),
+      }),
+    );
+    const slow = await client.callTool({ name: 'fixture__slow', arguments: { ms: 10_000 } });
+    expect(slow.isError).toBe(true);
+    expect((slow.content as { text: string }[])[0].text).toMatch(/timed out after 2000 ms/);
+    const results = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => client.callTool({ name: 'fixture__echo', arguments: { text: `n${i}` } })),
+    );
+    results.forEach((r, i) => expect(r.structuredContent).toEqual({ text: `n${i}` }));
+    const progress: number[] = [];
+    await client.callTool(
+      { name: 'fixture__progress', arguments: { steps: 2 } },
+      { onprogress: (p) => progress.push(p.progress) },
+    );
+    expect(progress).toEqual([1, 2]);
+    await client.close();
+  });
+});

@@ -1,0 +1,148 @@
+// The stdio transport Switchboard hands to the SDK's `serveStdio`: newline-delimited JSON on stdin/stdout like
+// the SDK's own, plus two measured differences — replies are written in one batch per event-loop turn, and an
+// optional `intercept` may answer a message itself (the fast path) instead of passing it to the protocol layer.
+import type { Readable, Writable } from 'node:stream';
+import {
+  deserializeMessage,
+  type JSONRPCMessage,
+  STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  type Transport,
+} from '@modelcontextprotocol/server';
+
+// Long enough for a busy client to read the notification first; only calls that just sent one pay it.
+const RESPONSE_GAP_MS = 10;
+
+/** Returns true when it took the message (and will answer it through `send`). */
+export type Intercept = (message: unknown, line: string) => boolean;
+
+export class BatchingStdioTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+  /** Set by the owner once the protocol layer is connected. */
+  intercept?: Intercept;
+
+  private buffer = '';
+  private lastImmediateAt = Number.NEGATIVE_INFINITY;
+  private gapScheduled = false;
+  private outgoing: string[] = [];
+  private flushScheduled = false;
+  private waitingForDrain = false;
+  private closed = false;
+
+  constructor(
+    private readonly stdin: Readable = process.stdin,
+    private readonly stdout: Writable = process.stdout,
+    private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
+  ) {}
+
+  async start(): Promise<void> {
+    this.stdin.setEncoding('utf8');
+    this.stdin.on('data', this.onData);
+    this.stdin.on('error', this.onStreamError);
+    this.stdin.on('end', this.onEnd);
+    this.stdout.on('error', this.onStreamError);
+  }
+
+  private readonly onData = (chunk: string) => {
+    this.buffer += chunk;
+    let nl = this.buffer.indexOf('\n');
+    while (nl >= 0) {
+      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
+      this.buffer = this.buffer.slice(nl + 1);
+      if (line.trim()) this.handleLine(line);
+      nl = this.buffer.indexOf('\n');
+    }
+    if (this.buffer.length > this.maxBufferSize) {
+      // A line longer than the limit is dropped whole; the next newline starts fresh.
+      this.buffer = '';
+      this.onerror?.(new Error(`stdin line exceeds ${this.maxBufferSize} bytes; dropped`));
+    }
+  };
+
+  private handleLine(line: string): void {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch (err) {
+      // Same as the SDK: report and keep serving the next line.
+      this.onerror?.(err as Error);
+      return;
+    }
+    if (this.intercept?.(parsed, line)) return;
+    let message: JSONRPCMessage;
+    try {
+      message = deserializeMessage(line);
+    } catch (err) {
+      this.onerror?.(err as Error);
+      return;
+    }
+    this.onmessage?.(message);
+  }
+
+  /**
+   * Send a message. Responses are queued and everything queued in one turn of the event loop goes out in one
+   * write; notifications and requests go out at once (after what is queued), so a client sees a call's progress
+   * before its result — SDK clients drop progress that arrives in the same read as the response.
+   */
+  async send(message: JSONRPCMessage | Record<string, unknown>): Promise<void> {
+    if (this.closed) return;
+    this.outgoing.push(JSON.stringify(message));
+    if (!('id' in message) || 'method' in message) {
+      this.lastImmediateAt = performance.now();
+      if (!this.waitingForDrain) this.write();
+      return;
+    }
+    if (!this.flushScheduled && !this.waitingForDrain) {
+      this.flushScheduled = true;
+      setImmediate(this.flush);
+    }
+  }
+
+  private readonly flush = () => {
+    this.flushScheduled = false;
+    if (this.closed || this.outgoing.length === 0) return;
+    // A response right behind a notification (the last progress of a call) waits a moment, so the client
+    // reads them in separate chunks: SDK clients drop progress that arrives in the same read as the result.
+    const sinceNotification = performance.now() - this.lastImmediateAt;
+    if (sinceNotification < RESPONSE_GAP_MS && this.outgoing.length > 0 && !this.gapScheduled) {
+      this.gapScheduled = true;
+      this.flushScheduled = true;
+      setTimeout(() => {
+        this.gapScheduled = false;
+        this.flush();
+      }, RESPONSE_GAP_MS);
+      return;
+    }
+    this.write();
+  };
+
+  /** Write everything queued, in order, in one call; wait for `drain` when the pipe is full. */
+  private readonly write = () => {
+    if (this.closed || this.outgoing.length === 0) return;
+    const text = `${this.outgoing.join('\n')}\n`;
+    this.outgoing = [];
+    if (!this.stdout.write(text)) {
+      this.waitingForDrain = true;
+      this.stdout.once('drain', () => {
+        this.waitingForDrain = false;
+        this.write();
+      });
+    }
+  };
+
+  private readonly onStreamError = (err: Error) => this.onerror?.(err);
+  private readonly onEnd = () => void this.close();
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.write();
+    this.closed = true;
+    this.stdin.off('data', this.onData);
+    this.stdin.off('error', this.onStreamError);
+    this.stdin.off('end', this.onEnd);
+    this.stdout.off('error', this.onStreamError);
+    this.stdin.pause();
+    this.onclose?.();
+  }
+}
