@@ -9,7 +9,11 @@ import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
-import { buildMcpServer } from './mcp-server.ts';
+import { fastCallOf, runFastCall } from './fast-call.ts';
+import { buildMcpServer, SERVER_INFO } from './mcp-server.ts';
+
+const MODERN_VERSION = '2026-07-28';
+const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
 const SSE_RETRY_MS = 1_000;
@@ -135,6 +139,43 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     );
   }
 
+  /**
+   * The measured fast path for 2026-07-28: a plain `tools/call` whose headers and envelope are exactly right is
+   * answered through the pipeline without building a protocol server for the request. Anything else — and a
+   * capability that answers with an MCP-native result — goes to the SDK handler. Returns whether it answered.
+   */
+  async function answerFast(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<boolean> {
+    if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call') return false;
+    const accept = header(req, 'accept') ?? '';
+    if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
+    const call = fastCallOf(hub, principal, body, 'modern');
+    if (!call || header(req, 'mcp-name')?.trim() !== call.name) return false;
+    const controller = new AbortController();
+    const onClose = () => {
+      if (!res.writableEnded) controller.abort();
+    };
+    res.once('close', onClose);
+    const result = await runFastCall(hub, call, {
+      principal,
+      transport: 'http',
+      era: 'modern',
+      controller,
+      mcp: {
+        era: 'modern',
+        protocolVersion: MODERN_VERSION,
+        clientCapabilities: (call.meta?.['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>) ?? {},
+      },
+    });
+    res.off('close', onClose);
+    if (result === undefined) return false;
+    if (res.destroyed) return true;
+    const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: SERVER_INFO };
+    const text = JSON.stringify({ result: { ...result, resultType: 'complete', _meta: meta }, jsonrpc: '2.0', id: call.id });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
+    res.end(text);
+    return true;
+  }
+
   return {
     async handle(req, res, body, principal) {
       if (req.method === 'POST') {
@@ -165,6 +206,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
               },
             );
         }
+        if (inbound.kind === 'modern' && (await answerFast(req, res, body, principal))) return;
         (req as IncomingMessage & { auth?: unknown }).auth = {
           token: '',
           clientId: principal.id,
