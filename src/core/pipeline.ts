@@ -2,6 +2,7 @@
 // The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { Cancellation } from './cancellation.ts';
 import { isInputRequired, isRawResult, type RawResult } from './capability.ts';
 import type {
   CallContext,
@@ -24,10 +25,10 @@ export interface CallRequest {
   transport: TransportKind;
   signal?: AbortSignal;
   /**
-   * An AbortController the transport made for this call alone (instead of `signal`): the transport aborts it on
-   * cancel and the pipeline aborts it on timeout, with no second controller linked in between.
+   * A Cancellation the transport made for this call alone (instead of `signal`): the transport aborts it on cancel
+   * and the pipeline on timeout, with nothing linked in between.
    */
-  controller?: AbortController;
+  cancellation?: Cancellation;
   requestId?: string;
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
   log?: (level: LogLevel, data: unknown) => Promise<void>;
@@ -129,7 +130,8 @@ export class Pipeline {
       principal: req.principal,
       transport: req.transport,
       requestId: req.requestId ?? randomUUID(),
-      signal: req.signal ?? new AbortController().signal,
+      // Replaced by the call's own lazily created signal in `execute`.
+      signal: undefined as unknown as AbortSignal,
       progress: req.progress ?? noopAsync,
       log:
         req.log ??
@@ -167,25 +169,22 @@ const execute: Middleware = async (state) => {
     capability.policy?.timeoutMs ??
     (state.ctx.services.config.get() as { policy?: { timeout_ms?: number } }).policy?.timeout_ms ??
     DEFAULT_TIMEOUT_MS;
-  const own = state.req.controller;
-  const controller = own ?? new AbortController();
-  const outer = own ? own.signal : state.req.signal;
+  const cancellation = state.req.cancellation ?? new Cancellation();
+  const detach = state.req.signal ? cancellation.follow(state.req.signal) : undefined;
   let timedOut = false;
-  const onAbort = () => controller.abort(outer?.reason);
-  if (outer?.aborted)
+  if (cancellation.aborted)
     return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
-  if (outer && !own) outer.addEventListener('abort', onAbort, { once: true });
   let timer: NodeJS.Timeout | undefined;
   const arm = () => {
     if (timer) clearTimeout(timer);
     timer = setTimeout(() => {
       timedOut = true;
-      controller.abort(new SwitchboardError('TIMEOUT', `${state.entry.tool.name} timed out after ${timeoutMs} ms.`));
+      cancellation.abort(new SwitchboardError('TIMEOUT', `${state.entry.tool.name} timed out after ${timeoutMs} ms.`));
     }, timeoutMs);
   };
   arm();
   const ctx = state.ctx;
-  ctx.signal = controller.signal;
+  Object.defineProperty(ctx, 'signal', { get: () => cancellation.signal, enumerable: true, configurable: true });
   if (capability.policy?.progressResetsTimeout) {
     const progress = ctx.progress;
     ctx.progress = (p, t, m) => {
@@ -196,7 +195,7 @@ const execute: Middleware = async (state) => {
   try {
     const returned = capability.handle(state.input, ctx);
     // Wait for a promise only until the signal aborts: a handler that ignores its signal cannot hold the call.
-    const value = isThenable(returned) ? await untilAborted(returned, controller.signal) : returned;
+    const value = isThenable(returned) ? await untilAborted(returned, cancellation) : returned;
     if (isRawResult(value)) {
       // Only an MCP client can answer an input request; elsewhere it is a capability this caller cannot use.
       if (isInputRequired(value) && !ctx.mcp)
@@ -234,12 +233,12 @@ const execute: Middleware = async (state) => {
           details: { timeoutMs },
         },
       };
-    if (controller.signal.aborted && (outer?.aborted ?? false))
+    if (cancellation.aborted)
       return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
     return { ok: false, error: toErrorInfo(err) };
   } finally {
     clearTimeout(timer);
-    if (!own) outer?.removeEventListener('abort', onAbort);
+    detach?.();
   }
 };
 
@@ -247,18 +246,17 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }
 
-function untilAborted<T>(work: PromiseLike<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+function untilAborted<T>(work: PromiseLike<T>, cancellation: Cancellation): Promise<T> {
+  if (cancellation.aborted) return Promise.reject(cancellation.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    const off = cancellation.onAbort(reject);
     work.then(
       (v) => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         resolve(v);
       },
       (e) => {
-        signal.removeEventListener('abort', onAbort);
+        off();
         reject(e);
       },
     );

@@ -2,6 +2,7 @@
 // answered straight through the pipeline, skipping the SDK's per-message dispatch. Everything else — and any
 // call whose shape is not exactly the simple case — goes to the SDK unchanged. docs/performance.md says what
 // this bypasses and why it is safe.
+import type { Cancellation } from '../core/cancellation.ts';
 import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { visible } from '../core/registry.ts';
@@ -66,7 +67,7 @@ export interface FastCallContext {
   transport: TransportKind;
   era: 'legacy' | 'modern';
   /** Made for this call alone; the transport aborts it on cancel. */
-  controller: AbortController;
+  cancellation: Cancellation;
   mcp: McpCallInfo;
   client?: ClientChannel;
   log?: (level: LogLevel, data: unknown) => Promise<void>;
@@ -87,7 +88,7 @@ export async function runFastCall(
     name: call.name,
     input: call.args,
     transport: fc.transport,
-    controller: fc.controller,
+    cancellation: fc.cancellation,
     meta: call.meta,
     mcp: fc.mcp,
     client: fc.client,

@@ -9,6 +9,7 @@ import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
+import { Cancellation } from '../core/cancellation.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
 import { buildMcpServer, SERVER_INFO } from './mcp-server.ts';
 
@@ -150,16 +151,16 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
     const call = fastCallOf(hub, principal, body, 'modern');
     if (!call || header(req, 'mcp-name')?.trim() !== call.name) return false;
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     const onClose = () => {
-      if (!res.writableEnded) controller.abort();
+      if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
     const result = await runFastCall(hub, call, {
       principal,
       transport: 'http',
       era: 'modern',
-      controller,
+      cancellation,
       mcp: {
         era: 'modern',
         protocolVersion: MODERN_VERSION,

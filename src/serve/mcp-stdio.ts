@@ -2,6 +2,7 @@
 // The caller's roles come from `[stdio] roles` (default: all).
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { Cancellation } from '../core/cancellation.ts';
 import type { ClientChannel } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
@@ -30,7 +31,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
   const transport = new BatchingStdioTransport();
   let current: Server | undefined;
   // Fast-path calls in flight, so a client's notifications/cancelled can reach them.
-  const inFlight = new Map<string | number, { controller: AbortController; cancelled: boolean }>();
+  const inFlight = new Map<string | number, { cancellation: Cancellation; cancelled: boolean }>();
   transport.intercept = (message) => {
     const server = current;
     // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
@@ -41,13 +42,13 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
       m?.method === 'notifications/cancelled' ? inFlight.get(m.params?.requestId as string | number) : undefined;
     if (cancelled) {
       cancelled.cancelled = true;
-      cancelled.controller.abort();
+      cancelled.cancellation.abort();
       return true;
     }
     const call = fastCallOf(hub, principal, message, 'legacy');
     if (!call) return false;
-    const controller = new AbortController();
-    const flight = { controller, cancelled: false };
+    const cancellation = new Cancellation();
+    const flight = { cancellation, cancelled: false };
     inFlight.set(call.id, flight);
     const client: ClientChannel = {};
     if (caps.sampling) client.sample = (params) => server.createMessage(params as any);
@@ -56,7 +57,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
       principal,
       transport: 'stdio',
       era: 'legacy',
-      controller,
+      cancellation,
       client,
       mcp: {
         era: 'legacy',

@@ -1,6 +1,7 @@
 // The REST face: GET /v1/tools, POST /v1/tools/{name} (body = input), GET /v1/openapi.json and
 // GET /v1/events (SSE). Outcomes map to status codes through the one error table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Cancellation } from '../core/cancellation.ts';
 import type { BusEvent, Principal } from '../core/context.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
@@ -48,10 +49,10 @@ export async function callTool(
       message: 'The request body must be a JSON object (the tool input), or empty.',
     });
   }
-  const controller = new AbortController();
+  const cancellation = new Cancellation();
   // A client that goes away cancels its call.
   const onClose = () => {
-    if (!res.writableEnded) controller.abort();
+    if (!res.writableEnded) cancellation.abort();
   };
   res.on('close', onClose);
   const outcome = await hub.pipeline.call({
@@ -59,7 +60,7 @@ export async function callTool(
     name: decodeURIComponent(name),
     input: input ?? {},
     transport: 'rest',
-    signal: controller.signal,
+    cancellation,
     requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
   });
   res.off('close', onClose);
