@@ -12,7 +12,7 @@ import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
 import { AuditWriter } from './observe/audit.ts';
-import { InProcessBus } from './observe/events.ts';
+import { InProcessBus, Ring } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
@@ -86,7 +86,13 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const readYourWrites: Store = Object.create(store, {
     events: {
       value: Object.assign(Object.create(store.events), {
-        recent: async (n: number) => (await flushAll(), store.events.recent(n)),
+        recent: async (n: number) => {
+          await flushAll();
+          // Merge stored hub events with in-memory calls by time; calls carry seq 0 (they are not stored).
+          const stored = await store.events.recent(n);
+          const calls = recentCalls.last(n).map((event) => ({ seq: 0, event }));
+          return [...stored, ...calls].sort((a, b) => String(a.event.at).localeCompare(String(b.event.at))).slice(-n);
+        },
       }),
     },
     audit: {
@@ -152,9 +158,11 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       ? { status: 'degraded', detail: `circuit ${open.map(([n, b]) => `${n} ${b.state}`).join(', ')}` }
       : { status: 'healthy', detail: 'all circuits closed' };
   });
-  // Keep a bounded history of events in the store for switchboard://events and late subscribers. Events are
-  // written in batches, one transaction per turn of the event loop, so the log costs little per call.
+  // Recent events for switchboard://events, system.get_state and late subscribers. Hub events (tasks, instances,
+  // config, registry) are kept in the store, written in batches; call events stay in memory only, because the
+  // durable record of every call is its audit record — writing each call twice would double the cost per call.
   const retain = cfg.events.retain;
+  const recentCalls = new Ring<BusEvent>(retain);
   let pendingEvents: BusEvent[] = [];
   let appended = 0;
   const flushEvents = () => {
@@ -172,6 +180,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   };
   const unsubscribeLog = bus.subscribe((event) => {
     if (retain === 0) return;
+    if (event.type === 'call') {
+      recentCalls.push(event);
+      return;
+    }
     // Flush within WRITE_BATCH_MS, or at once when the batch is large: few, big transactions.
     const n = pendingEvents.push(event);
     if (n === 1) setTimeout(flushEvents, WRITE_BATCH_MS).unref();

@@ -24,3 +24,31 @@ export class InProcessBus implements EventBus {
     return this.listeners.size;
   }
 }
+
+/** A fixed-size ring of the most recent items (oldest dropped first). */
+export class Ring<T> {
+  private readonly items: T[] = [];
+  private start = 0;
+
+  constructor(private readonly capacity: number) {}
+
+  push(item: T): void {
+    if (this.capacity <= 0) return;
+    if (this.items.length < this.capacity) this.items.push(item);
+    else {
+      this.items[this.start] = item;
+      this.start = (this.start + 1) % this.capacity;
+    }
+  }
+
+  /** The newest `n` items, oldest first. */
+  last(n: number): T[] {
+    const ordered =
+      this.start === 0 ? this.items : [...this.items.slice(this.start), ...this.items.slice(0, this.start)];
+    return n >= ordered.length ? [...ordered] : ordered.slice(ordered.length - n);
+  }
+
+  get size(): number {
+    return this.items.length;
+  }
+}

@@ -4,13 +4,13 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
 import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
+import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
+import { fastCallOf, runFastCall } from './fast-call.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
-import { Cancellation } from '../core/cancellation.ts';
-import { fastCallOf, runFastCall } from './fast-call.ts';
 import { buildMcpServer, SERVER_INFO } from './mcp-server.ts';
 
 const MODERN_VERSION = '2026-07-28';
@@ -145,8 +145,14 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
    * answered through the pipeline without building a protocol server for the request. Anything else — and a
    * capability that answers with an MCP-native result — goes to the SDK handler. Returns whether it answered.
    */
-  async function answerFast(req: IncomingMessage, res: ServerResponse, body: unknown, principal: Principal): Promise<boolean> {
-    if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call') return false;
+  async function answerFast(
+    req: IncomingMessage,
+    res: ServerResponse,
+    body: unknown,
+    principal: Principal,
+  ): Promise<boolean> {
+    if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call')
+      return false;
     const accept = header(req, 'accept') ?? '';
     if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
     const call = fastCallOf(hub, principal, body, 'modern');
@@ -164,14 +170,19 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       mcp: {
         era: 'modern',
         protocolVersion: MODERN_VERSION,
-        clientCapabilities: (call.meta?.['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>) ?? {},
+        clientCapabilities:
+          (call.meta?.['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>) ?? {},
       },
     });
     res.off('close', onClose);
     if (result === undefined) return false;
     if (res.destroyed) return true;
     const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: SERVER_INFO };
-    const text = JSON.stringify({ result: { ...result, resultType: 'complete', _meta: meta }, jsonrpc: '2.0', id: call.id });
+    const text = JSON.stringify({
+      result: { ...result, resultType: 'complete', _meta: meta },
+      jsonrpc: '2.0',
+      id: call.id,
+    });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);
     return true;

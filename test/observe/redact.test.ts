@@ -78,3 +78,14 @@ describe('logs', () => {
     expect(out).not.toContain('sb_x');
   });
 });
+
+describe('Ring', () => {
+  it('keeps the newest items, oldest first', async () => {
+    const { Ring } = await import('../../src/observe/events.ts');
+    const r = new Ring<number>(3);
+    for (let i = 1; i <= 5; i++) r.push(i);
+    expect(r.last(10)).toEqual([3, 4, 5]);
+    expect(r.last(2)).toEqual([4, 5]);
+    expect(new Ring<number>(0).last(5)).toEqual([]);
+  });
+});
