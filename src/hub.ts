@@ -16,7 +16,7 @@ import { InProcessBus, Ring } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
-import { redactedValue } from './observe/redact.ts';
+import { outwardEvent } from './observe/redact.ts';
 import { PolicyEngine } from './policy/middleware.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
@@ -90,7 +90,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
           await flushAll();
           // Merge stored hub events with in-memory calls by time; calls carry seq 0 (they are not stored).
           const stored = await store.events.recent(n);
-          const calls = recentCalls.last(n).map((event) => ({ seq: 0, event }));
+          const calls = recentCalls.last(n).map((event) => ({ seq: 0, event: outwardEvent(event) }));
           return [...stored, ...calls].sort((a, b) => String(a.event.at).localeCompare(String(b.event.at))).slice(-n);
         },
       }),
@@ -127,10 +127,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     bus.publish({
       type: 'call',
       name: state.entry.capability.name,
-      input: redactedValue(state.req.input),
-      ...(outcome.ok
-        ? { output: redactedValue(outcome.raw ? outcome.raw.content : outcome.value) }
-        : { error: outcome.error }),
+      // Raw on the in-process bus; outwardEvent() redacts wherever an event leaves the process.
+      input: state.req.input,
+      ...(outcome.ok ? { output: outcome.raw ? outcome.raw.content : outcome.value } : { error: outcome.error }),
       principal: state.req.principal.id,
       transport: state.req.transport,
       requestId: state.ctx.requestId,

@@ -53,15 +53,42 @@ export class PromMetrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'switchboard_' });
   }
 
+  /** Label-bound children per capability × transport, so the hot path skips label hashing. */
+  private readonly series = new Map<
+    string,
+    {
+      inFlight: Gauge.Internal<string>;
+      ok: Counter.Internal;
+      failed: Counter.Internal;
+      duration: Histogram.Internal<string>;
+    }
+  >();
+
+  private seriesFor(capability: string, transport: string) {
+    const key = `${capability}\0${transport}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = {
+        inFlight: this.inFlight.labels(capability, transport),
+        ok: this.calls.labels(capability, transport, 'ok'),
+        failed: this.calls.labels(capability, transport, 'error'),
+        duration: this.duration.labels(capability, transport),
+      };
+      this.series.set(key, s);
+    }
+    return s;
+  }
+
   started(capability: string, transport: string): void {
-    this.inFlight.inc({ capability, transport });
+    this.seriesFor(capability, transport).inFlight.inc();
   }
 
   finished(capability: string, transport: string, seconds: number, errorCode?: string): void {
-    this.inFlight.dec({ capability, transport });
-    this.calls.inc({ capability, transport, outcome: errorCode ? 'error' : 'ok' });
+    const s = this.seriesFor(capability, transport);
+    s.inFlight.dec();
+    (errorCode ? s.failed : s.ok).inc();
     if (errorCode) this.errors.inc({ capability, transport, code: errorCode });
-    this.duration.observe({ capability, transport }, seconds);
+    s.duration.observe(seconds);
   }
 
   get contentType(): string {

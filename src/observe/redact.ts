@@ -37,3 +37,14 @@ export function redactedValue(value: unknown, maxBytes = 4096): unknown {
   const text = JSON.stringify(clean) ?? 'null';
   return Buffer.byteLength(text) <= maxBytes ? clean : redactedJson(value, maxBytes);
 }
+
+/**
+ * The form of an event that may leave the process (streams, resources, logs): call events get their input and
+ * output redacted and capped. The in-process bus carries the raw event; whoever publishes it outward calls this.
+ */
+export function outwardEvent<E extends { type: string; input?: unknown; output?: unknown }>(event: E): E {
+  if (event.type !== 'call') return event;
+  const safe = { ...event, input: redactedValue(event.input) };
+  if ('output' in event) safe.output = redactedValue(event.output);
+  return safe;
+}

@@ -5,6 +5,7 @@ import { Cancellation } from '../core/cancellation.ts';
 import type { BusEvent, Principal } from '../core/context.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
+import { outwardEvent } from '../observe/redact.ts';
 import { buildOpenApi } from './openapi.ts';
 
 export function sendJson(
@@ -93,7 +94,7 @@ export async function streamEvents(hub: Hub, req: IncomingMessage, res: ServerRe
   });
   res.write(': switchboard events\n\n');
   const write = (event: BusEvent) => {
-    res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    res.write(`event: ${event.type}\ndata: ${JSON.stringify(outwardEvent(event))}\n\n`);
   };
   if (recent) for (const { event } of await hub.services.store.events.recent(recent)) write(event);
   const unsubscribe = hub.services.bus.subscribe(write);

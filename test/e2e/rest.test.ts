@@ -90,7 +90,7 @@ describe('REST', () => {
     const res = await fetch(`${server.url}/v1/events`, { signal: controller.signal });
     expect(res.headers.get('content-type')).toContain('text/event-stream');
     const reader = res.body!.getReader();
-    await call('fixture__echo', { text: 'event me' });
+    await call('fixture__echo', { text: 'event me', password: 'hunter2' });
     let text = '';
     const deadline = Date.now() + 5_000;
     while (!text.includes('event me') && Date.now() < deadline) {
@@ -107,5 +107,7 @@ describe('REST', () => {
         .slice(6),
     );
     expect(data).toMatchObject({ type: 'call', name: 'fixture.echo', transport: 'rest', output: { text: 'event me' } });
+    expect(data.input).toEqual({ text: 'event me', password: '[redacted]' });
+    expect(text).not.toContain('hunter2');
   });
 });

@@ -42,10 +42,12 @@ describe('call events', () => {
         handle: () => ({ token: 'abc', ok: true }),
       }),
     );
-    const events: any[] = [];
-    hub.services.bus.subscribe((e) => events.push(e));
     await hub.call('demo.login', { user: 'ada', password: 'hunter2' });
     await hub.call('demo.login', { user: 'ada', password: 'x', blob: 'y'.repeat(10_000) });
+    // What leaves the process (resources, get_state, SSE) goes through the same outward view.
+    const events = (await hub.services.store.events.recent(10))
+      .map((e) => e.event as any)
+      .filter((e) => e.type === 'call');
     expect(events[0]).toMatchObject({
       input: { user: 'ada', password: REDACTED },
       output: { token: REDACTED, ok: true },
