@@ -8,6 +8,17 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { checkJsonDepth } from './body.ts';
+
+/** The id of something that tries to be a JSON-RPC request (has a method), when it is a usable id. */
+function requestIdOf(value: unknown): string | number | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const { id, method } = value as { id?: unknown; method?: unknown };
+  if (typeof method !== 'string') return undefined;
+  // Integers only: a fractional or unsafe id would not survive the client's own parsing either.
+  if (typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))) return id;
+  return undefined;
+}
 
 // Long enough for a busy client to read the notification first; only calls that just sent one pay it.
 const RESPONSE_GAP_MS = 10;
@@ -65,8 +76,18 @@ export class BatchingStdioTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch (err) {
-      // Same as the SDK: report and keep serving the next line.
+      // Same as the SDK: report and keep serving the next line (without an id there is no one to answer).
       this.onerror?.(err as Error);
+      return;
+    }
+    // Deep nesting would reach recursive code (schema validation, serialisation): refuse it, with an answer
+    // when the request's id can be read.
+    const depth = checkJsonDepth(line);
+    if (!depth.ok) {
+      const id = requestIdOf(parsed);
+      if (id !== undefined)
+        void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${depth.message}` } });
+      else this.onerror?.(new Error(depth.message));
       return;
     }
     if (this.intercept?.(parsed, line)) return;
@@ -74,7 +95,15 @@ export class BatchingStdioTransport implements Transport {
     try {
       message = deserializeMessage(line);
     } catch (err) {
-      this.onerror?.(err as Error);
+      // A request whose id we can read gets an answer (JSON-RPC -32600) instead of silence.
+      const id = requestIdOf(parsed);
+      if (id !== undefined) {
+        const reason = (err as Error).message.split('\n')[0].slice(0, 300);
+        void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${reason}` } });
+      } else
+        this.onerror?.(
+          new Error(`dropped a message that is not valid JSON-RPC: ${(err as Error).message.slice(0, 200)}`),
+        );
       return;
     }
     this.onmessage?.(message);

@@ -6,8 +6,8 @@
 // "Can parse" is the SDK's own judgement (test/fuzz/oracle.ts). What it does with the rest, pinned here as found:
 // - invalid JSON lines on stdio cannot be answered (no id to name) and are skipped;
 // - JSON-RPC-shaped requests the SDK's schema refuses (an extra member, a fractional or unsafe-integer id, array
-//   params, a malformed _meta) are dropped unanswered on stdio (counted as jsonRpcShapedButDroppedBySdk), but
-//   answered 400 / -32600 with their id over HTTP;
+//   params, a malformed _meta) are answered -32600 with their id: by Switchboard's stdio transport on stdio (the
+//   SDK's own drops them), and 400 / -32600 over HTTP;
 // - batch arrays are dropped whole on stdio, answered request by request in a 2025 HTTP session, and refused
 //   with 400 / -32600 on 2026-07-28 (no batches with requests).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
@@ -280,6 +280,11 @@ describe('fuzz', () => {
     for (const [key, n] of answers) if (n > 1) problems.add('request answered more than once', `${key} ×${n}`);
     for (const line of stderrErrors) problems.add('error on stderr', short(line, 1000));
     const shapedAnswered = [...shapedOnly].filter((k) => answers.has(k)).length;
+    if (shapedAnswered !== shapedOnly.size)
+      problems.add(
+        'invalid request with an id left unanswered',
+        `${shapedOnly.size - shapedAnswered} of ${shapedOnly.size}`,
+      );
     child.stdin.end();
     const [code] = await Promise.race([exited, new Promise<[null]>((r) => setTimeout(() => r([null]), 10_000))]);
     if (code !== 0) problems.add('did not exit cleanly when stdin closed', `exit code ${code}`);

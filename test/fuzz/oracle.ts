@@ -56,7 +56,9 @@ function judge(text: string, out: Obligations, batches = false): void {
   try {
     message = deserializeMessage(text);
   } catch {
-    if (isJsonRpcShapedRequest(parsed)) out.shapedOnly.push(parsed.id);
+    // Switchboard answers these -32600 when the id is a string or a safe integer (the ids a client can match).
+    if (isJsonRpcShapedRequest(parsed) && (typeof parsed.id === 'string' || Number.isSafeInteger(parsed.id)))
+      out.shapedOnly.push(parsed.id);
     return;
   }
   if (isJSONRPCRequest(message)) out.required.push(message.id);
