@@ -1,7 +1,7 @@
 // Assembles one Switchboard: config, store, registry, pipeline, bus, metrics, and every source.
 // Transports and the CLI get a Hub and nothing else.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
@@ -64,6 +64,9 @@ export function openProjectStore(cwd: string, env: NodeJS.ProcessEnv = process.e
 function openStore(cwd: string, path: string): Store {
   const file = isAbsolute(path) ? path : resolve(cwd, path);
   mkdirSync(dirname(file), { recursive: true });
+  // Created owner-only (the WAL and shared-memory files take the database file's mode): it holds token hashes,
+  // the task board and the audit trail.
+  if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   return SqliteStore.open(file);
 }
 
@@ -107,6 +110,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     bus,
     logger,
     instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    projectDir: cwd,
     startedAt: new Date(),
     metrics,
     config,
@@ -150,6 +154,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     await Promise.all([flushEvents(), audit.flush()]);
   };
   pipeline.observe(audit.observe);
+  pipeline.observeRefusals(audit.refused);
   await audit.prune();
   health.register('breakers', () => {
     const open = Object.entries(policy.breakers.all()).filter(([, b]) => b.state !== 'closed');

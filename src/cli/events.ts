@@ -36,7 +36,13 @@ export async function eventsTail(opts: {
       `Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`,
     );
   }
-  if (!res.ok || !res.body) throw new CliError(`${base} answered ${res.status} ${res.statusText}.`);
+  if (!res.ok || !res.body) {
+    const reason = await res
+      .json()
+      .then((b: { error?: { message?: string } }) => b.error?.message)
+      .catch(() => undefined);
+    throw new CliError(`${base} answered ${res.status} ${res.statusText}${reason ? `: ${reason}` : '.'}`);
+  }
   const decoder = new TextDecoder();
   let buffer = '';
   let seen = 0;

@@ -17,10 +17,14 @@ function parseRoles(text: string | undefined): string[] {
   return roles;
 }
 
+/** Names of built-in principals: a token may not borrow one (audit records and limits key on the name). */
+const RESERVED = new Set(['anonymous', 'stdio', 'cli', 'internal']);
+
 export async function tokenCreate(
   name: string,
   opts: { cwd: string; roles?: string; expires?: string; json?: boolean },
 ): Promise<void> {
+  if (RESERVED.has(name)) throw new CliError(`'${name}' names a built-in caller; choose another token name.`, 2);
   const roles = parseRoles(opts.roles);
   const expiresAt = opts.expires ? new Date(Date.now() + parseDuration(opts.expires)).toISOString() : null;
   const store = openProjectStore(opts.cwd);

@@ -61,7 +61,13 @@ const PolicySchema = z
     /** Per-capability overrides, keyed by capability name (`[policy.capabilities."task.create"]`). */
     capabilities: z.record(z.string(), LimitsSchema).default({}),
     /** Per-token overrides, keyed by token name; they win over capability and default limits. */
-    tokens: z.record(z.string(), LimitsSchema.extend({ expose: ExposeSchema.optional() }).strict()).default({}),
+    tokens: z
+      .record(
+        z.string(),
+        // Breakers guard a capability for everyone, so they are set per capability, not per token.
+        LimitsSchema.omit({ breaker: true }).extend({ expose: ExposeSchema.optional() }).strict(),
+      )
+      .default({}),
   })
   .strict();
 

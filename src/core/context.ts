@@ -109,6 +109,8 @@ export interface Services {
   logger: Logger;
   /** Identity of this Switchboard process (for several instances sharing one store). */
   instanceId: string;
+  /** The project directory (`--cwd`, where `.switchboard/` lives); handlers resolve project paths against it. */
+  projectDir: string;
   startedAt: Date;
   /** Read-only view of metrics per capability; see observe/metrics. */
   metrics: MetricsView;

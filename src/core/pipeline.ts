@@ -85,12 +85,19 @@ export function validateInput(entry: Entry, input: unknown): unknown {
 export class Pipeline {
   private chain: Middleware[] = [validate, execute];
   private readonly observers: ((state: CallState, outcome: Outcome) => void)[] = [];
+  private readonly refusals: ((req: CallRequest, error: ErrorInfo) => void)[] = [];
 
   constructor(private readonly services: Services) {}
 
   /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker), in order. */
   use(mw: Middleware): this {
     this.chain = [...this.chain.slice(0, -2), mw, validate, execute];
+    return this;
+  }
+
+  /** Observe calls refused before lookup succeeded (unknown or hidden tools) — the audit trail records them. */
+  observeRefusals(fn: (req: CallRequest, error: ErrorInfo) => void): this {
+    this.refusals.push(fn);
     return this;
   }
 
@@ -104,7 +111,15 @@ export class Pipeline {
     const entry = this.services.registry.get(req.name);
     // A capability the principal may not see answers exactly like an unknown one.
     if (!entry || !visible(req.principal, entry.capability)) {
-      return { ok: false, error: unknownTool(req.name) };
+      const error = unknownTool(req.name);
+      for (const r of this.refusals) {
+        try {
+          r(req, error);
+        } catch {
+          // Observers must not change the answer.
+        }
+      }
+      return { ok: false, error };
     }
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now() };
     const chain = this.chain;

@@ -18,7 +18,11 @@ export interface RunOptions {
 }
 
 export interface RunResult {
+  /** 124 when `timeoutMs` ran out (like `timeout(1)`). */
   exitCode: number;
+  /** The output passed `maxOutputBytes` and was cut (the process was stopped). */
+  truncated: boolean;
+  timedOut: boolean;
   stdout: string;
   stderr: string;
   durationMs: number;
@@ -63,28 +67,39 @@ export async function runCommand(command: string, args: readonly string[], opts:
     reject: false,
     stdin: opts.input === undefined ? 'ignore' : 'pipe',
     input: opts.input,
-    timeout: opts.timeoutMs,
     maxBuffer: opts.maxOutputBytes ?? 1024 * 1024,
     stripFinalNewline: false,
   });
   // The group leader's pid names the group; kill the group, not just the leader, so grandchildren die too.
   const onAbort = () => killGroup(child.pid);
   opts.signal.addEventListener('abort', onAbort, { once: true });
+  // Our own timer, not execa's: it must kill the group, or a grandchild holding the pipes keeps us waiting.
+  let timedOut = false;
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          killGroup(child.pid);
+        }, opts.timeoutMs);
   try {
     const result = await child;
     if (opts.signal.aborted) throw abortError(opts.signal);
-    if (result.timedOut) killGroup(child.pid);
-    if (result.failed && result.exitCode === undefined && !result.timedOut) {
+    const truncated = Boolean(result.isMaxBuffer);
+    if (result.failed && result.exitCode === undefined && !timedOut && !truncated && !result.signal) {
       throw new SwitchboardError('INTERNAL', `Could not run '${command}': ${result.shortMessage ?? result.message}`);
     }
     return {
-      exitCode: result.timedOut ? 124 : (result.exitCode ?? 1),
+      truncated,
+      timedOut,
+      exitCode: timedOut ? 124 : (result.exitCode ?? 1),
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
       durationMs: Math.round(performance.now() - started),
       pid: child.pid,
     };
   } finally {
+    clearTimeout(timer);
     opts.signal.removeEventListener('abort', onAbort);
     // A finished leader may leave children behind in its group; they belong to this call, so they go too.
     killGroup(child.pid);

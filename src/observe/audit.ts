@@ -1,7 +1,11 @@
 // The audit trail: one record per call (who, how, what, outcome, how long), inputs redacted and capped,
 // appended to the store in batches — one transaction per event-loop turn — and pruned by retention.
+
+import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { CallState, Outcome } from '../core/pipeline.ts';
+import type { ErrorInfo } from '../core/errors.ts';
+import { capabilityNameOf } from '../core/names.ts';
+import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
 import type { NewAuditRecord, Store } from '../store/contract.ts';
 import { redactedJson } from './redact.ts';
 
@@ -28,12 +32,13 @@ export class AuditWriter {
     this.pruneTimer.unref();
   }
 
-  /** Pipeline observer: queue one record for the call. */
+  /** Pipeline observer: queue one record for the call (`at` is when it started). */
   readonly observe = (state: CallState, outcome: Outcome): void => {
     const s = this.settings();
     if (!s.enabled) return;
+    const durationMs = performance.now() - state.startedAt;
     const record: NewAuditRecord = {
-      at: new Date().toISOString(),
+      at: new Date(Date.now() - durationMs).toISOString(),
       principal: state.req.principal.id,
       transport: state.req.transport,
       capability: state.entry.capability.name,
@@ -41,13 +46,36 @@ export class AuditWriter {
       outcome: outcome.ok ? 'ok' : 'error',
       errorCode: outcome.ok ? null : outcome.error.code,
       errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
-      durationMs: Math.round((performance.now() - state.startedAt) * 1000) / 1000,
+      durationMs: Math.round(durationMs * 1000) / 1000,
       requestId: state.ctx.requestId,
     };
+    this.queue(record);
+  };
+
+  /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
+  readonly refused = (req: CallRequest, error: ErrorInfo): void => {
+    const s = this.settings();
+    if (!s.enabled) return;
+    this.queue({
+      at: new Date().toISOString(),
+      principal: req.principal.id,
+      transport: req.transport,
+      // In capability form (task__create → task.create), as every other record and `audit --tool` expect.
+      capability: capabilityNameOf(req.name.slice(0, 200)),
+      input: redactedJson(req.input ?? {}, s.max_input_bytes),
+      outcome: 'error',
+      errorCode: error.code,
+      errorMessage: error.message.slice(0, 1000),
+      durationMs: 0,
+      requestId: req.requestId ?? randomUUID(),
+    });
+  };
+
+  private queue(record: NewAuditRecord): void {
     const n = this.pending.push(record);
     if (n === 1) setTimeout(() => void this.flush(), BATCH_MS).unref();
     else if (n >= BATCH_MAX) void this.flush();
-  };
+  }
 
   /** Write what is queued. Failures are logged (without the records, which may hold user data). */
   async flush(): Promise<void> {

@@ -1,7 +1,18 @@
 // Redaction for anything that leaves the process as a record (audit, logs): keys that look like secrets
 // are masked, and the serialised input is capped in size.
 
-const SECRET_KEY = /pass(word|wd)?|secret|token|api[-_]?key|auth|credential|private[-_]?key|cookie|session/i;
+// Matched against the key in snake_case (apiKey → api_key): a secret-like last word, so `author`, `max_tokens`
+// and `session_id` stay readable while `password`, `github_token`, `x-api-key` and `Authorization` are masked.
+const SECRET_KEY =
+  /(^|_)(password|passwd|pass|passphrase|secret|secrets|token|api_key|apikey|access_key|private_key|authorization|auth|credential|credentials|cookie|set_cookie|bearer|client_secret|session_token)$/;
+
+function isSecretKey(key: string): boolean {
+  const snake = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/[^A-Za-z0-9]+/g, '_')
+    .toLowerCase();
+  return SECRET_KEY.test(snake);
+}
 export const REDACTED = '[redacted]';
 
 /** Deep-copy `value` with the values of secret-looking keys replaced; cycles and depth are bounded. */
@@ -10,7 +21,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEY.test(k) ? REDACTED : redact(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) out[k] = isSecretKey(k) ? REDACTED : redact(v, depth + 1);
     return out;
   }
   return value;

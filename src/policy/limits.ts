@@ -14,9 +14,10 @@ export interface CallLimits {
 }
 
 /** The limits that apply to `principal` calling `capability` under `config`. */
-export function limitsFor(config: Config, capability: Capability, principal: Principal): CallLimits {
+export function limitsFor(config: Config, capability: Capability, principal: Principal, toolName?: string): CallLimits {
   const p = config.policy;
-  const byCap = p.capabilities[capability.name];
+  // Keyed by capability name (`task.create`); the tool name (`task__create`) is accepted too.
+  const byCap = p.capabilities[capability.name] ?? (toolName ? p.capabilities[toolName] : undefined);
   const byToken = principal.kind === 'token' ? p.tokens[principal.id] : undefined;
   const rate = byToken?.rate_limit ?? byCap?.rate_limit;
   const breaker = byCap?.breaker ?? p.breaker;

@@ -24,7 +24,7 @@ export class PolicyEngine {
     const config = this.services.config.get() as Config;
     const { capability } = state.entry;
     const principal = state.req.principal;
-    const limits = limitsFor(config, capability, principal);
+    const limits = limitsFor(config, capability, principal, state.entry.tool.name);
     state.timeoutMs = limits.timeoutMs;
 
     const max = config.policy.max_concurrent_per_principal;

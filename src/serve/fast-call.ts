@@ -37,6 +37,8 @@ export function fastCallOf(
   era: 'legacy' | 'modern',
 ): FastCall | undefined {
   if (!isPlain(message) || message.jsonrpc !== '2.0' || message.method !== 'tools/call') return undefined;
+  for (const key in message)
+    if (key !== 'jsonrpc' && key !== 'id' && key !== 'method' && key !== 'params') return undefined;
   const id = message.id;
   if (!(typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id)))) return undefined;
   const params = message.params;
@@ -74,9 +76,10 @@ export interface FastCallContext {
 }
 
 /**
- * Run a fast call. Returns the JSON-RPC result, or undefined when the capability answered with an MCP-native
- * result (such as `input_required`): it is then marked so later calls skip the fast path, and the caller hands
- * the original message to the SDK, which runs it with the full protocol machinery.
+ * Run a fast call. Returns the JSON-RPC result, or undefined when the capability asked for input
+ * (`input_required`): it is then marked so later calls skip the fast path, and the caller hands the original
+ * message to the SDK, which runs the multi-round-trip exchange. Only the asking round runs twice, and asking
+ * for input has no side effects by contract; any other MCP-native result is answered here as it is.
  */
 export async function runFastCall(
   hub: Hub,
@@ -94,7 +97,7 @@ export async function runFastCall(
     client: fc.client,
     log: fc.log,
   });
-  if (outcome.ok && outcome.raw?.mcp) {
+  if (outcome.ok && outcome.raw?.mcp?.resultType === 'input_required') {
     const entry = hub.services.registry.get(call.name);
     if (entry) entry.mcpNative = true;
     return undefined;

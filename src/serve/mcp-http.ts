@@ -14,6 +14,9 @@ import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
 import { buildMcpServer, SERVER_INFO } from './mcp-server.ts';
 
 const MODERN_VERSION = '2026-07-28';
+/** Open 2025-era sessions allowed at once, and how long an idle one lives. */
+export const MAX_SESSIONS = 1000;
+export const SESSION_IDLE_MS = 60 * 60_000;
 const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
@@ -73,8 +76,15 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     transport: NodeStreamableHTTPServerTransport;
     principal: Principal;
     unsubscribe: () => void;
+    lastSeen: number;
   }
   const sessions = new Map<string, Session>();
+  // 2025 sessions live in memory: bounded in number, and closed after a quiet hour (clients re-initialize on 404).
+  const sweep = setInterval(() => {
+    const idleBefore = Date.now() - SESSION_IDLE_MS;
+    for (const s of sessions.values()) if (s.lastSeen < idleBefore) void s.transport.close().catch(() => {});
+  }, 60_000);
+  sweep.unref();
 
   async function handleLegacy(
     req: IncomingMessage,
@@ -88,12 +98,23 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       const session = sessions.get(sessionId);
       if (!session)
         return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
+      // A session serves the caller that opened it, with the roles it had then; changed roles need a new session.
       if (session.principal.id !== principal.id)
         return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
+      if (session.principal.roles.join(',') !== principal.roles.join(','))
+        return jsonRpcError(res, 404, -32001, 'The roles of this token changed; start a new session with initialize.');
+      session.lastSeen = Date.now();
       await session.transport.handleRequest(req, res, body);
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
+      if (sessions.size >= MAX_SESSIONS)
+        return jsonRpcError(
+          res,
+          503,
+          -32000,
+          `Too many open sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or use protocol 2026-07-28, which needs none.`,
+        );
       const server = buildMcpServer(hub, { principal, transport: 'http' });
       const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
@@ -110,7 +131,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
                   : server.sendPromptListChanged();
             send.catch(() => {});
           });
-          sessions.set(id, { transport, principal, unsubscribe });
+          sessions.set(id, { transport, principal, unsubscribe, lastSeen: Date.now() });
         },
       });
       // Set before connect: the server chains its own close handling onto this one.
@@ -155,6 +176,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       return false;
     const accept = header(req, 'accept') ?? '';
     if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
+    if (!(header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json')) return false;
     const call = fastCallOf(hub, principal, body, 'modern');
     if (!call || header(req, 'mcp-name')?.trim() !== call.name) return false;
     const cancellation = new Cancellation();
@@ -231,6 +253,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     },
     sessionCount: () => sessions.size,
     async close() {
+      clearInterval(sweep);
       unsubscribeModern();
       for (const s of sessions.values()) {
         s.unsubscribe();

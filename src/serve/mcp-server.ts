@@ -192,7 +192,6 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       input: request.params.arguments ?? {},
       transport,
       signal: ctx.mcpReq.signal,
-      requestId: String(ctx.mcpReq.id),
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
       mcp,
       client,

@@ -56,9 +56,19 @@ export async function callTool(
     if (!res.writableEnded) cancellation.abort();
   };
   res.on('close', onClose);
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(name);
+  } catch {
+    res.off('close', onClose);
+    return sendError(res, {
+      code: 'INVALID_REQUEST',
+      message: `The tool name in the path is not valid percent-encoding: '${name.slice(0, 100)}'.`,
+    });
+  }
   const outcome = await hub.pipeline.call({
     principal,
-    name: decodeURIComponent(name),
+    name: decoded,
     input: input ?? {},
     transport: 'rest',
     cancellation,

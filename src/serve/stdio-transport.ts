@@ -98,8 +98,14 @@ export class BatchingStdioTransport implements Transport {
       // A request whose id we can read gets an answer (JSON-RPC -32600) instead of silence.
       const id = requestIdOf(parsed);
       if (id !== undefined) {
-        const reason = (err as Error).message.split('\n')[0].slice(0, 300);
-        void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${reason}` } });
+        void this.send({
+          jsonrpc: '2.0',
+          id,
+          error: {
+            code: -32600,
+            message: `Invalid Request: not a valid JSON-RPC 2.0 ${String((parsed as { method: string }).method).slice(0, 80)} request (expected exactly jsonrpc "2.0", an integer or string id, a method and object params).`,
+          },
+        });
       } else
         this.onerror?.(
           new Error(`dropped a message that is not valid JSON-RPC: ${(err as Error).message.slice(0, 200)}`),

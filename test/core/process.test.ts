@@ -87,3 +87,24 @@ describe('runCommand', () => {
     await hub.close();
   });
 });
+
+describe('runCommand limits', () => {
+  it('its own timeout kills the whole group and answers 124 promptly', async () => {
+    const started = Date.now();
+    const r = await runCommand('sh', ['-c', 'sleep 3 & wait'], {
+      signal: new AbortController().signal,
+      timeoutMs: 200,
+    });
+    expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('cuts output past maxOutputBytes instead of failing', async () => {
+    const r = await runCommand('sh', ['-c', 'yes hello | head -c 100000'], {
+      signal: new AbortController().signal,
+      maxOutputBytes: 1000,
+    });
+    expect(r.truncated).toBe(true);
+    expect(r.stdout.length).toBeLessThanOrEqual(1000);
+  });
+});

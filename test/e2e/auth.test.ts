@@ -1,6 +1,6 @@
 // End-to-end: tokens, roles, exposure filters, limits and the audit trail through the real CLI and server.
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -73,6 +73,10 @@ describe('tokens and HTTP authentication', () => {
     const noRoles = await cli(dir, ['token', 'create', 'x']);
     expect(noRoles.code).toBe(2);
     expect(noRoles.stderr).toMatch(/--roles is required/);
+    const reserved = await cli(dir, ['token', 'create', 'stdio', '--roles', 'agent']);
+    expect(reserved.code).toBe(2);
+    expect(reserved.stderr).toMatch(/built-in caller/);
+    expect(statSync(join(dir, '.switchboard/state.db')).mode & 0o777).toBe(0o600);
     const badExpiry = await cli(dir, ['token', 'create', 'y', '--roles', 'agent', '--expires', 'soon']);
     expect(badExpiry.code).toBe(2);
     expect(badExpiry.stderr).toMatch(/--expires must look like 30d/);
@@ -198,7 +202,15 @@ describe('tokens and HTTP authentication', () => {
     expect(records[0].input).toContain('audited');
     expect(records[0].input).not.toContain('very-secret');
     const limited = await cli(dir, ['audit', '--outcome', 'error', '--since', '1h', '--json']);
-    expect(JSON.parse(limited.stdout).some((r: { errorCode: string }) => r.errorCode === 'RATE_LIMITED')).toBe(true);
+    expect(JSON.parse(limited.stdout).map((r: { errorCode: string }) => r.errorCode)).toContain('RATE_LIMITED');
+    // Probing for hidden tools is recorded too.
+    const probes = JSON.parse(
+      (await cli(dir, ['audit', '--principal', 'agent-1', '--tool', 'system__config', '--json'])).stdout,
+    );
+    expect(
+      probes.every((r: { outcome: string; errorCode: string }) => r.outcome === 'error' && r.errorCode === 'NOT_FOUND'),
+    ).toBe(true);
+    expect(probes.map((r: { transport: string }) => r.transport).sort()).toEqual(['http', 'rest']);
     const bad = await cli(dir, ['audit', '--since', 'yesterday-ish']);
     expect(bad.code).toBe(2);
   });

@@ -69,6 +69,12 @@ describe('REST', () => {
     expect((await array.json()).error.message).toMatch(/JSON object/);
   });
 
+  it('answers a tool name that is not valid percent-encoding with 400', async () => {
+    const res = await call('%E0%A4%A', {});
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toMatch(/not valid percent-encoding/);
+  });
+
   it('answers GET on a tool path with 405 and unknown routes with 404', async () => {
     expect((await fetch(`${server.url}/v1/tools/task__create`)).status).toBe(405);
     expect((await fetch(`${server.url}/nowhere`)).status).toBe(404);

@@ -91,3 +91,26 @@ describe('Ring', () => {
     expect(new Ring<number>(0).last(5)).toEqual([]);
   });
 });
+
+describe('secret-looking keys', () => {
+  it('are matched on the last word, so ordinary keys stay readable', () => {
+    const out = redact({
+      author: 'a',
+      max_tokens: 5,
+      session_id: 's',
+      githubToken: 'g',
+      'x-api-key': 'k',
+      clientSecret: 'c',
+      refresh_token: 'r',
+    });
+    expect(out).toEqual({
+      author: 'a',
+      max_tokens: 5,
+      session_id: 's',
+      githubToken: REDACTED,
+      'x-api-key': REDACTED,
+      clientSecret: REDACTED,
+      refresh_token: REDACTED,
+    });
+  });
+});
