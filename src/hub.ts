@@ -100,7 +100,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     },
     audit: {
       value: Object.assign(Object.create(store.audit), {
-        query: async (q?: object) => (await flushAll(), store.audit.query(q)),
+        query: async (q?: object) => {
+          await flushAll();
+          return store.audit.query(q);
+        },
       }),
     },
   });

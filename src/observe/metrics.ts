@@ -18,7 +18,11 @@ class Series {
   record(ms: number, failed: boolean, transport: string): void {
     this.calls++;
     if (failed) this.errors++;
-    const t = (this.transports[transport] ??= { calls: 0, errors: 0 });
+    let t = this.transports[transport];
+    if (!t) {
+      t = { calls: 0, errors: 0 };
+      this.transports[transport] = t;
+    }
     t.calls++;
     if (failed) t.errors++;
     this.samples[this.n % WINDOW] = ms;

@@ -141,7 +141,7 @@ describe('stdio fast path', () => {
     const results = await Promise.all(
       Array.from({ length: 60 }, (_, i) => client.callTool({ name: 'fixture__echo', arguments: { text: `n${i}` } })),
     );
-    results.forEach((r, i) => expect(r.structuredContent).toEqual({ text: `n${i}` }));
+    for (const [i, r] of results.entries()) expect(r.structuredContent).toEqual({ text: `n${i}` });
     const progress: number[] = [];
     await client.callTool(
       { name: 'fixture__progress', arguments: { steps: 2 } },
