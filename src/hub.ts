@@ -121,15 +121,21 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     features,
   };
   const pipeline = new Pipeline(services);
+  // SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics.
+  const policyOn = env.SWITCHBOARD_POLICY !== 'off';
+  if (!policyOn)
+    logger.warn('SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only)');
   pipeline.observe((state, outcome) => {
     const ms = performance.now() - state.startedAt;
-    metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
-    prom.finished(
-      state.entry.capability.name,
-      state.req.transport,
-      ms / 1000,
-      outcome.ok ? undefined : outcome.error.code,
-    );
+    if (policyOn) {
+      metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
+      prom.finished(
+        state.entry.capability.name,
+        state.req.transport,
+        ms / 1000,
+        outcome.ok ? undefined : outcome.error.code,
+      );
+    }
     // Events are stored and streamed: secret-looking keys are masked and large values capped.
     bus.publish({
       type: 'call',
@@ -146,18 +152,20 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   });
   const policy = new PolicyEngine(services);
   const prom = new PromMetrics(() => policy.breakers.all());
-  pipeline.use(async (state, next) => {
-    metrics.started(state.entry.capability.name);
-    prom.started(state.entry.capability.name, state.req.transport);
-    return next();
-  });
-  pipeline.use(policy.middleware);
   const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
   flushAll = async () => {
     await Promise.all([flushEvents(), audit.flush()]);
   };
-  pipeline.observe(audit.observe);
-  pipeline.observeRefusals(audit.refused);
+  if (policyOn) {
+    pipeline.use(async (state, next) => {
+      metrics.started(state.entry.capability.name);
+      prom.started(state.entry.capability.name, state.req.transport);
+      return next();
+    });
+    pipeline.use(policy.middleware);
+    pipeline.observe(audit.observe);
+    pipeline.observeRefusals(audit.refused);
+  }
   await audit.prune();
   health.register('breakers', () => {
     const open = Object.entries(policy.breakers.all()).filter(([, b]) => b.state !== 'closed');
