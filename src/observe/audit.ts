@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import type { ErrorInfo } from '../core/errors.ts';
 import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
-import type { NewAuditRecord, Store } from '../store/contract.ts';
+import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
 import { redactedJson } from './redact.ts';
 
 /** Records reach the store within this many ms of the call (or sooner when many are waiting). */
@@ -22,6 +22,8 @@ export interface AuditSettings {
 export class AuditWriter {
   private pending: NewAuditRecord[] = [];
   private readonly pruneTimer: NodeJS.Timeout;
+  /** The store's off-thread writer, when it has one (SQLite files); otherwise batches go through appendMany. */
+  private readonly sink: AuditSink | undefined;
 
   constructor(
     private readonly store: Store,
@@ -30,6 +32,7 @@ export class AuditWriter {
   ) {
     this.pruneTimer = setInterval(() => void this.prune(), 60 * 60_000);
     this.pruneTimer.unref();
+    this.sink = store.audit.openSink?.((message) => this.logger.error({ err: message }, 'audit write failed'));
   }
 
   /** Pipeline observer: queue one record for the call (`at` is when it started). */
@@ -73,15 +76,26 @@ export class AuditWriter {
 
   private queue(record: NewAuditRecord): void {
     const n = this.pending.push(record);
-    if (n === 1) setTimeout(() => void this.flush(), BATCH_MS).unref();
-    else if (n >= BATCH_MAX) void this.flush();
+    if (n === 1) setTimeout(() => void this.drain(), BATCH_MS).unref();
+    else if (n >= BATCH_MAX) void this.drain();
   }
 
   /** Write what is queued. Failures are logged (without the records, which may hold user data). */
+  /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
+    await this.drain();
+    await this.sink?.flush();
+  }
+
+  /** Hand what is queued to the store without waiting for the off-thread writer. */
+  private async drain(): Promise<void> {
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
+    if (this.sink) {
+      this.sink.write(batch);
+      return;
+    }
     try {
       await this.store.audit.appendMany(batch);
     } catch (err) {
@@ -104,5 +118,6 @@ export class AuditWriter {
   async close(): Promise<void> {
     clearInterval(this.pruneTimer);
     await this.flush();
+    await this.sink?.close();
   }
 }

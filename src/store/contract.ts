@@ -226,6 +226,18 @@ export interface AuditLog {
   query(query?: AuditQuery): Promise<AuditRecord[]>;
   /** Retention: delete every record with `at` before `before` (exclusive); returns how many were deleted. */
   prune(before: string): Promise<number>;
+  /**
+   * Optional: a writer for the hub's own records that keeps the work off the event loop (a worker thread, a
+   * pipelined connection). Records it gets are built by the hub and are not validated again.
+   */
+  openSink?(onError: (message: string) => void): AuditSink | undefined;
+}
+
+/** A batched writer of trusted audit records; `flush` resolves when everything written before it is stored. */
+export interface AuditSink {
+  write(records: readonly NewAuditRecord[]): void;
+  flush(): Promise<void>;
+  close(): Promise<void>;
 }
 
 // --- the store ---------------------------------------------------------------------------------------------------

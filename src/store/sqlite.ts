@@ -12,6 +12,7 @@ import {
   type AuditOutcome,
   type AuditQuery,
   type AuditRecord,
+  type AuditSink,
   type EventLog,
   type Instance,
   type InstanceStore,
@@ -32,6 +33,7 @@ import {
   type TokenRecord,
   type TokenStore,
 } from './contract.ts';
+import { SqliteAuditSink } from './sqlite-audit-sink.ts';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
@@ -848,6 +850,7 @@ class SqliteAudit implements AuditLog {
   constructor(
     private readonly db: Db,
     private readonly live: () => void,
+    private readonly file = ':memory:',
   ) {
     // Positional parameters: binding skips the name lookups of an object, and this runs on every call.
     this.insert = db.prepare(
@@ -863,6 +866,12 @@ class SqliteAudit implements AuditLog {
   async append(record: NewAuditRecord): Promise<void> {
     this.live();
     this.insertOne(record);
+  }
+
+  /** A worker-thread writer on its own connection (file stores only: a `:memory:` database is private). */
+  openSink(onError: (message: string) => void): AuditSink | undefined {
+    if (this.file === ':memory:' || this.file === '') return undefined;
+    return new SqliteAuditSink(this.file, onError);
   }
 
   /** Append several records in one transaction: all or none (the hub batches one per event-loop turn). */
@@ -995,7 +1004,7 @@ export class SqliteStore implements Store {
     this.instances = new SqliteInstances(db, live);
     this.events = new SqliteEvents(db, live);
     this.tokens = new SqliteTokens(db, live);
-    this.audit = new SqliteAudit(db, live);
+    this.audit = new SqliteAudit(db, live, file);
     this.pingStmt = db.prepare('SELECT 1 AS ok');
   }
 

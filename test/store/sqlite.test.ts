@@ -251,3 +251,40 @@ describe('SqliteStore', () => {
     expect((await store.events.recent(10)).map((e) => e.event.at)).toEqual(['y']);
   });
 });
+
+describe('SqliteStore audit sink (worker thread)', () => {
+  it('writes batches off the event loop; flush makes them visible to the main connection; close is clean', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-sink-')), 'state.db'));
+    const errors: string[] = [];
+    const sink = store.audit.openSink?.((m) => errors.push(m));
+    expect(sink).toBeDefined();
+    const record = (i: number) => ({
+      at: new Date(1_800_000_000_000 + i).toISOString(),
+      principal: 'p',
+      transport: 'stdio',
+      capability: 'demo.x',
+      input: `{"i":${i}}`,
+      outcome: 'ok' as const,
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: `r${i}`,
+    });
+    sink!.write(Array.from({ length: 300 }, (_, i) => record(i)));
+    sink!.write([record(300)]);
+    await sink!.flush();
+    const rows = await store.audit.query({ limit: 1000 });
+    expect(rows).toHaveLength(301);
+    expect(rows[0].requestId).toBe('r300');
+    expect(errors).toEqual([]);
+    await sink!.close();
+    await store.close();
+    const memory = SqliteStore.open(':memory:');
+    expect(memory.audit.openSink?.(() => {})).toBeUndefined();
+    await memory.close();
+  });
+});

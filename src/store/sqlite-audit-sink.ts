@@ -1,0 +1,83 @@
+// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over a
+// batch, and the B-tree work (three indexes) happens off the event loop. Records are built by the hub itself.
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import type { AuditSink, NewAuditRecord } from './contract.ts';
+
+const WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.file);
+db.pragma('busy_timeout = 5000');
+db.pragma('synchronous = NORMAL');
+const insert = db.prepare(
+  'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+);
+const write = db.transaction((rows) => {
+  for (const r of rows) insert.run(r.at, r.principal, r.transport, r.capability, r.input, r.outcome, r.errorCode, r.errorMessage, r.durationMs, r.requestId);
+});
+parentPort.on('message', (m) => {
+  if (typeof m === 'string') {
+    try {
+      write(JSON.parse(m));
+    } catch (err) {
+      parentPort.postMessage({ error: String(err && err.message) });
+    }
+  } else if (m && m.flush !== undefined) parentPort.postMessage({ flushed: m.flush });
+  else if (m && m.close) {
+    db.close();
+    parentPort.postMessage({ closed: true });
+  }
+});
+`;
+
+export class SqliteAuditSink implements AuditSink {
+  private readonly worker: Worker;
+  private nextFlush = 0;
+  private readonly waiting = new Map<number, () => void>();
+  private closed = false;
+
+  constructor(
+    file: string,
+    private readonly onError: (message: string) => void,
+  ) {
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver } });
+    this.worker.unref();
+    this.worker.on('message', (m: { flushed?: number; error?: string; closed?: boolean }) => {
+      if (m.error) this.onError(m.error);
+      if (m.flushed !== undefined) {
+        this.waiting.get(m.flushed)?.();
+        this.waiting.delete(m.flushed);
+      }
+    });
+    this.worker.on('error', (err) => this.onError(err.message));
+  }
+
+  write(records: readonly NewAuditRecord[]): void {
+    if (this.closed || records.length === 0) return;
+    this.worker.postMessage(JSON.stringify(records));
+  }
+
+  /** Resolves once everything written before it is committed (readers on other connections then see it). */
+  flush(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const id = this.nextFlush++;
+    return new Promise<void>((resolve) => {
+      this.waiting.set(id, resolve);
+      this.worker.postMessage({ flush: id });
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.flush();
+    this.closed = true;
+    await new Promise<void>((resolve) => {
+      this.worker.once('message', () => resolve());
+      this.worker.postMessage({ close: true });
+      setTimeout(resolve, 2000).unref();
+    });
+    await this.worker.terminate();
+  }
+}
