@@ -13,13 +13,18 @@ db.pragma('synchronous = NORMAL');
 const insert = db.prepare(
   'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
 );
-const write = db.transaction((rows) => {
-  for (const r of rows) insert.run(r.at, r.principal, r.transport, r.capability, r.input, r.outcome, r.errorCode, r.errorMessage, r.durationMs, r.requestId);
+// One record per line, fields separated by tabs (see encode() in the main thread); the input is last.
+const write = db.transaction((text) => {
+  for (const line of text.split('\\n')) {
+    const f = line.split('\\t');
+    const input = f.slice(9).join('\\t');
+    insert.run(f[0], f[1], f[2], f[3], input, f[4], f[5] === '' ? null : f[5], f[8] === '' ? null : JSON.parse(f[8]), Number(f[6]), f[7]);
+  }
 });
 parentPort.on('message', (m) => {
   if (typeof m === 'string') {
     try {
-      write(JSON.parse(m));
+      write(m);
     } catch (err) {
       parentPort.postMessage({ error: String(err && err.message) });
     }
@@ -56,7 +61,10 @@ export class SqliteAuditSink implements AuditSink {
 
   write(records: readonly NewAuditRecord[]): void {
     if (this.closed || records.length === 0) return;
-    this.worker.postMessage(JSON.stringify(records));
+    // Tab-separated lines: far cheaper than JSON for records whose input is already JSON text.
+    let text = encode(records[0]);
+    for (let i = 1; i < records.length; i++) text += `\n${encode(records[i])}`;
+    this.worker.postMessage(text);
   }
 
   /** Resolves once everything written before it is committed (readers on other connections then see it). */
@@ -80,4 +88,13 @@ export class SqliteAuditSink implements AuditSink {
     });
     await this.worker.terminate();
   }
+}
+
+const HAS_CONTROL = /[\t\n\r]/;
+const CONTROLS = /[\t\n\r]/g;
+const clean = (s: string) => (HAS_CONTROL.test(s) ? s.replace(CONTROLS, ' ') : s);
+
+/** One record as a line; JSON text (the input, the quoted error message) never contains a raw tab or newline. */
+function encode(r: NewAuditRecord): string {
+  return `${r.at}\t${clean(r.principal)}\t${clean(r.transport)}\t${clean(r.capability)}\t${r.outcome}\t${r.errorCode ? clean(r.errorCode) : ''}\t${r.durationMs}\t${clean(r.requestId)}\t${r.errorMessage === null || r.errorMessage === undefined ? '' : JSON.stringify(r.errorMessage)}\t${clean(r.input)}`;
 }

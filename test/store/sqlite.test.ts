@@ -275,11 +275,11 @@ describe('SqliteStore audit sink (worker thread)', () => {
       requestId: `r${i}`,
     });
     sink!.write(Array.from({ length: 300 }, (_, i) => record(i)));
-    sink!.write([record(300)]);
+    sink!.write([{ ...record(300), outcome: 'error', errorCode: 'CONFLICT', errorMessage: 'line one\nline\ttwo', input: '{"a":"tab\\there"}' }]);
     await sink!.flush();
     const rows = await store.audit.query({ limit: 1000 });
     expect(rows).toHaveLength(301);
-    expect(rows[0].requestId).toBe('r300');
+    expect(rows[0]).toMatchObject({ requestId: 'r300', errorCode: 'CONFLICT', errorMessage: 'line one\nline\ttwo', input: '{"a":"tab\\there"}' });
     expect(errors).toEqual([]);
     await sink!.close();
     await store.close();
