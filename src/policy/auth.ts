@@ -1,11 +1,12 @@
 // HTTP authentication: `Authorization: Bearer <token>` checked against the hashed tokens in the store.
 // Required as soon as one token exists, and always off loopback; without tokens on loopback, callers are anonymous.
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.ts';
 import type { Principal } from '../core/context.ts';
 import type { Store, TokenRecord } from '../store/contract.ts';
 import { type Exposure, makePrincipal } from './principal.ts';
-import { verifyToken } from './tokens.ts';
+import { hashToken } from './tokens.ts';
 
 export type AuthResult =
   | { ok: true; principal: Principal }
@@ -14,8 +15,9 @@ export type AuthResult =
 const REALM = 'Bearer realm="switchboard"';
 
 export class HttpAuth {
-  private tokenCount = 0;
-  private countedAt = 0;
+  /** The token set by hash, reloaded whenever the store's token version changes (a revocation shows at once). */
+  private byHash = new Map<string, TokenRecord>();
+  private loadedVersion: string | undefined;
   private readonly touched = new Map<string, number>();
 
   constructor(
@@ -26,18 +28,24 @@ export class HttpAuth {
     private readonly exposed: boolean,
   ) {}
 
-  /** Whether any token exists (cached for a second: tokens are created by another process, the CLI). */
-  async tokensExist(now = Date.now()): Promise<boolean> {
-    if (now - this.countedAt > 1000) {
-      this.tokenCount = await this.store.tokens.count();
-      this.countedAt = now;
-    }
-    return this.tokenCount > 0;
+  /** Reload the token set when it may have changed: tokens are created and revoked by another process (the CLI). */
+  private async refresh(): Promise<void> {
+    const version = await this.store.tokens.version();
+    if (version === this.loadedVersion) return;
+    this.byHash = new Map((await this.store.tokens.list()).map((t) => [t.hash, t]));
+    this.loadedVersion = version;
+  }
+
+  /** Whether any token exists. */
+  async tokensExist(): Promise<boolean> {
+    await this.refresh();
+    return this.byHash.size > 0;
   }
 
   async authenticate(req: IncomingMessage): Promise<AuthResult> {
     const header = req.headers.authorization;
-    const required = this.exposed || (await this.tokensExist());
+    await this.refresh();
+    const required = this.exposed || this.byHash.size > 0;
     if (!header) {
       if (!required)
         return {
@@ -64,7 +72,7 @@ export class HttpAuth {
         message: 'Malformed Authorization header: expected "Bearer <token>".',
         challenge: `${REALM}, error="invalid_request"`,
       };
-    const record = await verifyToken(this.store.tokens, m[1]);
+    const record = verifyCached(this.byHash, m[1]);
     if (!record)
       return {
         ok: false,
@@ -90,6 +98,19 @@ export class HttpAuth {
     this.touched.set(record.name, now);
     this.store.tokens.touch(record.name, new Date(now).toISOString()).catch(() => {});
   }
+}
+
+/** Look a presented token up in the cached set: constant-time hash comparison, expired tokens refused. */
+function verifyCached(byHash: Map<string, TokenRecord>, presented: string, now = Date.now()): TokenRecord | undefined {
+  if (presented.length === 0 || presented.length > 1024) return undefined;
+  const hash = hashToken(presented);
+  const record = byHash.get(hash);
+  if (!record) return undefined;
+  const a = Buffer.from(record.hash, 'hex');
+  const b = Buffer.from(hash, 'hex');
+  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
+  if (record.expiresAt && Date.parse(record.expiresAt) <= now) return undefined;
+  return record;
 }
 
 /** Whether a principal holds one of `roles` (`*` holds all). */

@@ -159,6 +159,12 @@ export interface TokenStore {
   touch(name: string, atIso: string): Promise<void>;
   /** How many tokens exist, expired ones included. */
   count(): Promise<number>;
+  /**
+   * A mark that changes whenever tokens may have changed (created or revoked, by this process or another), so
+   * a verifier can cache the token set and still see a revocation on the very next request. It may also change
+   * for unrelated writes; it must never stay the same across a token change.
+   */
+  version(): Promise<string>;
 }
 
 // --- audit -------------------------------------------------------------------------------------------------------

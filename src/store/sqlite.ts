@@ -730,6 +730,16 @@ class SqliteTokens implements TokenStore {
       'UPDATE tokens SET last_used_at = @at WHERE name = @name AND (last_used_at IS NULL OR last_used_at < @at)',
     );
     this.total = db.prepare('SELECT count(*) AS n FROM tokens');
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  private readonly dataVersion: Statement;
+  /** Changes made through this connection (data_version only counts other connections' commits). */
+  private localChanges = 0;
+
+  async version(): Promise<string> {
+    this.live();
+    return `${this.dataVersion.get() as number}.${this.localChanges}`;
   }
 
   async create(token: NewToken): Promise<TokenRecord> {
@@ -751,6 +761,7 @@ class SqliteTokens implements TokenStore {
     };
     try {
       this.insert.run(row);
+      this.localChanges++;
     } catch (err) {
       if (isConstraint(err, 'SQLITE_CONSTRAINT_PRIMARYKEY'))
         throw new SwitchboardError(
@@ -786,7 +797,9 @@ class SqliteTokens implements TokenStore {
 
   async revoke(name: string): Promise<boolean> {
     this.live();
-    return this.remove.run(checkTokenName(name)).changes > 0;
+    const removed = this.remove.run(checkTokenName(name)).changes > 0;
+    if (removed) this.localChanges++;
+    return removed;
   }
 
   async touch(name: string, atIso: string): Promise<void> {

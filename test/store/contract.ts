@@ -516,6 +516,15 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         ...extra,
       });
 
+      it('changes its version when a token is created or revoked', async () => {
+        const v0 = await store.tokens.version();
+        await store.tokens.create(newToken('v1', 'v1'));
+        const v1 = await store.tokens.version();
+        expect(v1).not.toBe(v0);
+        await store.tokens.revoke('v1');
+        expect(await store.tokens.version()).not.toBe(v1);
+      });
+
       it('creates a token with every field set and finds it by name and by hash', async () => {
         const before = new Date().toISOString();
         const token = await store.tokens.create({

@@ -275,16 +275,49 @@ describe('SqliteStore audit sink (worker thread)', () => {
       requestId: `r${i}`,
     });
     sink!.write(Array.from({ length: 300 }, (_, i) => record(i)));
-    sink!.write([{ ...record(300), outcome: 'error', errorCode: 'CONFLICT', errorMessage: 'line one\nline\ttwo', input: '{"a":"tab\\there"}' }]);
+    sink!.write([
+      {
+        ...record(300),
+        outcome: 'error',
+        errorCode: 'CONFLICT',
+        errorMessage: 'line one\nline\ttwo',
+        input: '{"a":"tab\\there"}',
+      },
+    ]);
     await sink!.flush();
     const rows = await store.audit.query({ limit: 1000 });
     expect(rows).toHaveLength(301);
-    expect(rows[0]).toMatchObject({ requestId: 'r300', errorCode: 'CONFLICT', errorMessage: 'line one\nline\ttwo', input: '{"a":"tab\\there"}' });
+    expect(rows[0]).toMatchObject({
+      requestId: 'r300',
+      errorCode: 'CONFLICT',
+      errorMessage: 'line one\nline\ttwo',
+      input: '{"a":"tab\\there"}',
+    });
     expect(errors).toEqual([]);
     await sink!.close();
     await store.close();
     const memory = SqliteStore.open(':memory:');
     expect(memory.audit.openSink?.(() => {})).toBeUndefined();
     await memory.close();
+  });
+});
+
+describe('SqliteStore token version across connections', () => {
+  it('changes when another connection (the CLI) creates or revokes a token', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const file = join(mkdtempSync(join(tmpdir(), 'sb-ver-')), 'state.db');
+    const server = SqliteStore.open(file);
+    const cli = SqliteStore.open(file);
+    const v0 = await server.tokens.version();
+    await cli.tokens.create({ name: 'x', hash: 'a'.repeat(64), roles: [], expiresAt: null });
+    const v1 = await server.tokens.version();
+    expect(v1).not.toBe(v0);
+    await cli.tokens.revoke('x');
+    expect(await server.tokens.version()).not.toBe(v1);
+    await cli.close();
+    await server.close();
   });
 });
