@@ -1,7 +1,8 @@
-// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over a
-// batch, and the B-tree work (three indexes) happens off the event loop. Records are built by the hub itself.
+// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over an
+// encoded segment (src/store/audit-segment.ts). Records are built by the hub itself and not checked again.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { BUMP_SEQ_SQL, encodeSegment, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL } from './audit-segment.ts';
 import type { AuditSink, NewAuditRecord } from './contract.ts';
 
 const WORKER = `
@@ -10,21 +11,19 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const insert = db.prepare(
-  'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-);
-// One record per line, fields separated by tabs (see encode() in the main thread); the input is last.
-const write = db.transaction((text) => {
-  for (const line of text.split('\\n')) {
-    const f = line.split('\\t');
-    const input = f.slice(9).join('\\t');
-    insert.run(f[0], f[1], f[2], f[3], input, f[4], f[5] === '' ? null : f[5], f[8] === '' ? null : JSON.parse(f[8]), Number(f[6]), f[7]);
-  }
+const nextSeq = db.prepare(${JSON.stringify(NEXT_SEQ_SQL)}).pluck();
+const insertSegment = db.prepare(${JSON.stringify(INSERT_SEGMENT_SQL)});
+const bumpSeq = db.prepare(${JSON.stringify(BUMP_SEQ_SQL)});
+// One segment per batch, its seq range taken from the shared counter inside the same transaction.
+const append = db.transaction((s) => {
+  const first = nextSeq.get();
+  insertSegment.run(first, s.count, s.atMin, s.atMax, s.text);
+  bumpSeq.run(s.count);
 });
 parentPort.on('message', (m) => {
-  if (typeof m === 'string') {
+  if (m && typeof m.text === 'string') {
     try {
-      write(m);
+      append(m);
     } catch (err) {
       parentPort.postMessage({ error: String(err && err.message) });
     }
@@ -61,10 +60,7 @@ export class SqliteAuditSink implements AuditSink {
 
   write(records: readonly NewAuditRecord[]): void {
     if (this.closed || records.length === 0) return;
-    // Tab-separated lines: far cheaper than JSON for records whose input is already JSON text.
-    let text = encode(records[0]);
-    for (let i = 1; i < records.length; i++) text += `\n${encode(records[i])}`;
-    this.worker.postMessage(text);
+    this.worker.postMessage(encodeSegment(records));
   }
 
   /** Resolves once everything written before it is committed (readers on other connections then see it). */
@@ -88,13 +84,4 @@ export class SqliteAuditSink implements AuditSink {
     });
     await this.worker.terminate();
   }
-}
-
-const HAS_CONTROL = /[\t\n\r]/;
-const CONTROLS = /[\t\n\r]/g;
-const clean = (s: string) => (HAS_CONTROL.test(s) ? s.replace(CONTROLS, ' ') : s);
-
-/** One record as a line; JSON text (the input, the quoted error message) never contains a raw tab or newline. */
-function encode(r: NewAuditRecord): string {
-  return `${r.at}\t${clean(r.principal)}\t${clean(r.transport)}\t${clean(r.capability)}\t${r.outcome}\t${r.errorCode ? clean(r.errorCode) : ''}\t${r.durationMs}\t${clean(r.requestId)}\t${r.errorMessage === null || r.errorMessage === undefined ? '' : JSON.stringify(r.errorMessage)}\t${clean(r.input)}`;
 }

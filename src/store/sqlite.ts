@@ -5,6 +5,14 @@ import Database from 'better-sqlite3';
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
+  BUMP_SEQ_SQL,
+  decodeSegment,
+  encodeSegment,
+  INSERT_SEGMENT_SQL,
+  NEXT_SEQ_SQL,
+  type Segment,
+} from './audit-segment.ts';
+import {
   AUDIT_DEFAULT_LIMIT,
   AUDIT_MAX_LIMIT,
   AUDIT_OUTCOMES,
@@ -120,6 +128,36 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_by_principal ON audit (principal, at);
   -- Append-only in the file too, not only in the API: records may be deleted (retention), never rewritten.
   CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
+  BEGIN
+    SELECT RAISE(ABORT, 'audit records are append-only');
+  END;
+  `,
+  // 3: audit records in segments (src/store/audit-segment.ts): a batch of records per row instead of a row with
+  // three index updates per call. Existing records move over, one segment each; seq numbers are kept.
+  `
+  CREATE TABLE audit_segments (
+    first_seq INTEGER PRIMARY KEY,
+    count     INTEGER NOT NULL CHECK (count > 0),
+    at_min    TEXT NOT NULL,
+    at_max    TEXT NOT NULL,
+    data      TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX audit_segments_by_time ON audit_segments (at_max);
+  CREATE TABLE audit_seq (id INTEGER PRIMARY KEY CHECK (id = 1), next INTEGER NOT NULL) STRICT;
+  INSERT INTO audit_seq (id, next)
+    VALUES (1, coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'audit'), 0) + 1);
+  INSERT INTO audit_segments (first_seq, count, at_min, at_max, data)
+    SELECT seq, 1, at, at,
+      at || char(9) || replace(replace(replace(principal, char(9), ' '), char(10), ' '), char(13), ' ') || char(9) ||
+      transport || char(9) || replace(replace(replace(capability, char(9), ' '), char(10), ' '), char(13), ' ') ||
+      char(9) || outcome || char(9) || coalesce(error_code, '') || char(9) || duration_ms || char(9) ||
+      request_id || char(9) || coalesce(json_quote(error_message), '') || char(9) ||
+      replace(replace(replace(input, char(9), ' '), char(10), ' '), char(13), ' ')
+    FROM audit ORDER BY seq;
+  DROP TRIGGER audit_append_only;
+  DROP TABLE audit;
+  -- Append-only in the file too: segments may be deleted (retention), never rewritten.
+  CREATE TRIGGER audit_segments_append_only BEFORE UPDATE ON audit_segments
   BEGIN
     SELECT RAISE(ABORT, 'audit records are append-only');
   END;
@@ -815,36 +853,6 @@ class SqliteTokens implements TokenStore {
 
 // --- audit -------------------------------------------------------------------------------------------------------
 
-interface AuditRow {
-  seq: number;
-  at: string;
-  principal: string;
-  transport: string;
-  capability: string;
-  input: string;
-  outcome: AuditOutcome;
-  error_code: string | null;
-  error_message: string | null;
-  duration_ms: number;
-  request_id: string;
-}
-
-function toAudit(row: AuditRow): AuditRecord {
-  return {
-    seq: row.seq,
-    at: row.at,
-    principal: row.principal,
-    transport: row.transport,
-    capability: row.capability,
-    input: row.input,
-    outcome: row.outcome,
-    errorCode: row.error_code,
-    errorMessage: row.error_message,
-    durationMs: row.duration_ms,
-    requestId: row.request_id,
-  };
-}
-
 const AUDIT_QUERY_KEYS = ['since', 'until', 'capability', 'principal', 'outcome', 'limit'] as const;
 
 function checkOutcome(value: unknown, field: string): AuditOutcome {
@@ -854,31 +862,33 @@ function checkOutcome(value: unknown, field: string): AuditOutcome {
 }
 
 class SqliteAudit implements AuditLog {
-  private readonly insert: Statement;
-  private readonly insertBatch: (records: readonly NewAuditRecord[]) => void;
+  private readonly nextSeq: Statement;
+  private readonly insertSegment: Statement;
+  private readonly bumpSeq: Statement;
+  private readonly appendSegment: (segment: Segment) => void;
+  private readonly candidates: Statement;
+  private readonly expired: Statement;
   private readonly drop: Statement;
-  /** Query statements by filter shape (2^5 at most), each prepared once. */
-  private readonly queries = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
     private readonly live: () => void,
     private readonly file = ':memory:',
   ) {
-    // Positional parameters: binding skips the name lookups of an object, and this runs on every call.
-    this.insert = db.prepare(
-      `INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
-    this.insertBatch = db.transaction((records: readonly NewAuditRecord[]) => {
-      for (const r of records) this.insertOne(r);
+    this.nextSeq = db.prepare(NEXT_SEQ_SQL).pluck();
+    this.insertSegment = db.prepare(INSERT_SEGMENT_SQL);
+    this.bumpSeq = db.prepare(BUMP_SEQ_SQL);
+    this.appendSegment = db.transaction((segment: Segment) => {
+      const first = this.nextSeq.get() as number;
+      this.insertSegment.run(first, segment.count, segment.atMin, segment.atMax, segment.text);
+      this.bumpSeq.run(segment.count);
     });
-  }
-
-  async append(record: NewAuditRecord): Promise<void> {
-    this.live();
-    this.insertOne(record);
+    // Segments that may hold records in [since, until), newest first.
+    this.candidates = db.prepare(
+      'SELECT first_seq, at_max, data FROM audit_segments WHERE at_max >= @since AND at_min < @until ORDER BY at_max DESC',
+    );
+    this.expired = db.prepare('SELECT coalesce(sum(count), 0) FROM audit_segments WHERE at_max < ?').pluck();
+    this.drop = db.prepare('DELETE FROM audit_segments WHERE at_max < ?');
   }
 
   /** A worker-thread writer on its own connection (file stores only: a `:memory:` database is private). */
@@ -887,41 +897,16 @@ class SqliteAudit implements AuditLog {
     return new SqliteAuditSink(this.file, onError);
   }
 
-  /** Append several records in one transaction: all or none (the hub batches one per event-loop turn). */
-  async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
-    this.live();
-    if (records.length) this.insertBatch(records);
+  async append(record: NewAuditRecord): Promise<void> {
+    await this.appendMany([record]);
   }
 
-  private insertOne(record: NewAuditRecord): void {
-    if (!record || typeof record !== 'object') invalid(`audit record must be an object, got ${describe(record)}.`);
-    const at = checkIso(record.at, 'at');
-    const outcome = checkOutcome(record.outcome, 'outcome');
-    const errorCode = record.errorCode ?? null;
-    const errorMessage = record.errorMessage ?? null;
-    if (outcome === 'ok') {
-      if (errorCode !== null || errorMessage !== null)
-        invalid(`errorCode and errorMessage must be null when outcome is 'ok'.`);
-    } else {
-      checkString(errorCode, 'errorCode', { nonEmpty: true });
-      checkString(errorMessage, 'errorMessage', { nullable: true });
-    }
-    const duration = record.durationMs;
-    if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
-      invalid(`durationMs must be a finite number of milliseconds ≥ 0, got ${describe(duration)}.`);
-    // One INSERT, no transaction around it: in WAL mode with synchronous=NORMAL the commit does not sync to disk.
-    this.insert.run(
-      at,
-      checkString(record.principal, 'principal'),
-      checkString(record.transport, 'transport'),
-      checkString(record.capability, 'capability'),
-      checkString(record.input, 'input'),
-      outcome,
-      errorCode,
-      errorMessage,
-      duration,
-      checkString(record.requestId, 'requestId'),
-    );
+  /** Append several records as one segment: all or none. */
+  async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
+    this.live();
+    if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
+    if (records.length === 0) return;
+    this.appendSegment(encodeSegment(records.map(validAudit)));
   }
 
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
@@ -932,36 +917,77 @@ class SqliteAudit implements AuditLog {
       if (!(AUDIT_QUERY_KEYS as readonly string[]).includes(key))
         invalid(`'${key}' is not an audit query field; use one of ${AUDIT_QUERY_KEYS.join(', ')}.`);
     }
-    const params: Record<string, unknown> = {
-      limit: query.limit === undefined ? AUDIT_DEFAULT_LIMIT : checkInt(query.limit, 'limit', 1, AUDIT_MAX_LIMIT),
-    };
-    if (query.since !== undefined) params.since = checkIso(query.since, 'since');
-    if (query.until !== undefined) params.until = checkIso(query.until, 'until');
-    if (query.capability !== undefined) params.capability = checkString(query.capability, 'capability');
-    if (query.principal !== undefined) params.principal = checkString(query.principal, 'principal');
-    if (query.outcome !== undefined) params.outcome = checkOutcome(query.outcome, 'outcome');
-
-    const shape = Object.keys(params).sort().join(',');
-    let stmt = this.queries.get(shape);
-    if (!stmt) {
-      const where: string[] = [];
-      if ('since' in params) where.push('at >= @since');
-      if ('until' in params) where.push('at < @until');
-      if ('capability' in params) where.push('capability = @capability');
-      if ('principal' in params) where.push('principal = @principal');
-      if ('outcome' in params) where.push('outcome = @outcome');
-      stmt = this.db.prepare(
-        `SELECT * FROM audit ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY at DESC, seq DESC LIMIT @limit`,
-      );
-      this.queries.set(shape, stmt);
+    const limit = query.limit === undefined ? AUDIT_DEFAULT_LIMIT : checkInt(query.limit, 'limit', 1, AUDIT_MAX_LIMIT);
+    const since = query.since === undefined ? '' : checkIso(query.since, 'since');
+    const until = query.until === undefined ? '\uffff' : checkIso(query.until, 'until');
+    const capability = query.capability === undefined ? undefined : checkString(query.capability, 'capability');
+    const principal = query.principal === undefined ? undefined : checkString(query.principal, 'principal');
+    const outcome = query.outcome === undefined ? undefined : checkOutcome(query.outcome, 'outcome');
+    const newestFirst = (a: AuditRecord, b: AuditRecord) => (a.at === b.at ? b.seq - a.seq : a.at < b.at ? 1 : -1);
+    const found: AuditRecord[] = [];
+    for (const row of this.candidates.iterate({ since, until }) as Iterable<{
+      first_seq: number;
+      at_max: string;
+      data: string;
+    }>) {
+      // Once `limit` records are in hand, a segment whose newest record is older than the limit-th cannot matter.
+      if (found.length >= limit) {
+        found.sort(newestFirst);
+        found.length = limit;
+        if (row.at_max < found[limit - 1].at) break;
+      }
+      for (const r of decodeSegment(row.first_seq, row.data)) {
+        if (r.at < since || r.at >= until) continue;
+        if (capability !== undefined && r.capability !== capability) continue;
+        if (principal !== undefined && r.principal !== principal) continue;
+        if (outcome !== undefined && r.outcome !== outcome) continue;
+        found.push(r);
+      }
     }
-    return (stmt.all(params) as AuditRow[]).map(toAudit);
+    return found.sort(newestFirst).slice(0, limit);
   }
 
+  /** Retention: delete the segments whose records are all older than `before`; returns how many records went. */
   async prune(before: string): Promise<number> {
     this.live();
-    return this.drop.run(checkIso(before, 'before')).changes;
+    const at = checkIso(before, 'before');
+    return this.db.transaction(() => {
+      const n = this.expired.get(at) as number;
+      this.drop.run(at);
+      return n;
+    })();
   }
+}
+
+/** Check a record from an API caller (the hub's own records go through the sink unchecked). */
+function validAudit(record: NewAuditRecord): NewAuditRecord {
+  if (!record || typeof record !== 'object') invalid(`audit record must be an object, got ${describe(record)}.`);
+  const at = checkIso(record.at, 'at');
+  const outcome = checkOutcome(record.outcome, 'outcome');
+  const errorCode = record.errorCode ?? null;
+  const errorMessage = record.errorMessage ?? null;
+  if (outcome === 'ok') {
+    if (errorCode !== null || errorMessage !== null)
+      invalid(`errorCode and errorMessage must be null when outcome is 'ok'.`);
+  } else {
+    checkString(errorCode, 'errorCode', { nonEmpty: true });
+    checkString(errorMessage, 'errorMessage', { nullable: true });
+  }
+  const duration = record.durationMs;
+  if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
+    invalid(`durationMs must be a finite number of milliseconds ≥ 0, got ${describe(duration)}.`);
+  return {
+    at,
+    principal: checkString(record.principal, 'principal') as string,
+    transport: checkString(record.transport, 'transport') as string,
+    capability: checkString(record.capability, 'capability') as string,
+    input: checkString(record.input, 'input') as string,
+    outcome,
+    errorCode,
+    errorMessage,
+    durationMs: duration,
+    requestId: checkString(record.requestId, 'requestId') as string,
+  };
 }
 
 // --- the store ---------------------------------------------------------------------------------------------------

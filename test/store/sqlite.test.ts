@@ -81,6 +81,65 @@ describe('SqliteStore', () => {
     expect(await second.audit.query()).toEqual(audit);
   });
 
+  it('upgrades a version-2 file in place, moving per-row audit records into segments with their seq', async () => {
+    const file = dbFile();
+    const v2 = new Database(file);
+    v2.exec(MIGRATIONS[0]);
+    v2.exec(MIGRATIONS[1]);
+    v2.pragma('user_version = 2');
+    const insert = v2.prepare(
+      `INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    insert.run('2030-01-01T00:00:00.000Z', 'alice', 'rest', 'task.create', '{"text":"a"}', 'ok', null, null, 1.5, 'r1');
+    insert.run(
+      '2030-01-02T00:00:00.000Z',
+      'bob',
+      'stdio',
+      'task.fail',
+      '{}',
+      'error',
+      'CONFLICT',
+      'two\tparts\nhere',
+      2,
+      'r2',
+    );
+    v2.close();
+    const store = openStore(file);
+    const records = await store.audit.query();
+    expect(records).toEqual([
+      {
+        seq: 2,
+        at: '2030-01-02T00:00:00.000Z',
+        principal: 'bob',
+        transport: 'stdio',
+        capability: 'task.fail',
+        input: '{}',
+        outcome: 'error',
+        errorCode: 'CONFLICT',
+        errorMessage: 'two\tparts\nhere',
+        durationMs: 2,
+        requestId: 'r2',
+      },
+      {
+        seq: 1,
+        at: '2030-01-01T00:00:00.000Z',
+        principal: 'alice',
+        transport: 'rest',
+        capability: 'task.create',
+        input: '{"text":"a"}',
+        outcome: 'ok',
+        errorCode: null,
+        errorMessage: null,
+        durationMs: 1.5,
+        requestId: 'r1',
+      },
+    ]);
+    await store.audit.append({ ...records[1], at: '2030-01-03T00:00:00.000Z', requestId: 'r3' });
+    expect((await store.audit.query({ limit: 1 }))[0]).toMatchObject({ seq: 3, requestId: 'r3' });
+    await store.close();
+  });
+
   it('upgrades a version-1 file in place, keeping its tasks, instances and events', async () => {
     // A file exactly as Switchboard with schema version 1 left it.
     const file = dbFile();
@@ -150,7 +209,9 @@ describe('SqliteStore', () => {
     });
     const raw = new Database(file);
     try {
-      expect(() => raw.prepare(`UPDATE audit SET principal = 'mallory'`).run()).toThrow(/append-only/);
+      expect(() => raw.prepare(`UPDATE audit_segments SET data = replace(data, 'alice', 'mallory')`).run()).toThrow(
+        /append-only/,
+      );
     } finally {
       raw.close();
     }
