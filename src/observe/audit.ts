@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { ErrorInfo } from '../core/errors.ts';
 import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
+import { cleanField } from '../store/audit-segment.ts';
 import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
 import { redactedJson } from './redact.ts';
 
@@ -50,7 +51,7 @@ export class AuditWriter {
       errorCode: outcome.ok ? null : outcome.error.code,
       errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
       durationMs: Math.round(durationMs * 1000) / 1000,
-      requestId: state.ctx.requestId,
+      requestId: cleanField(state.ctx.requestId), // may come from an X-Request-Id header
     };
     this.queue(record);
   };
@@ -63,14 +64,15 @@ export class AuditWriter {
       at: new Date().toISOString(),
       principal: req.principal.id,
       transport: req.transport,
-      // In capability form (task__create → task.create), as every other record and `audit --tool` expect.
-      capability: capabilityNameOf(req.name.slice(0, 200)),
+      // In capability form (task__create → task.create), as every other record and `audit --tool` expect; the
+      // name is the caller's, so it is cleaned of tabs and line breaks before it reaches the record format.
+      capability: cleanField(capabilityNameOf(req.name.slice(0, 200))),
+      requestId: cleanField(req.requestId ?? randomUUID()),
       input: redactedJson(req.input ?? {}, s.max_input_bytes),
       outcome: 'error',
       errorCode: error.code,
       errorMessage: error.message.slice(0, 1000),
       durationMs: 0,
-      requestId: req.requestId ?? randomUUID(),
     });
   };
 

@@ -6,12 +6,22 @@
 const SECRET_KEY =
   /(^|_)(password|passwd|pass|passphrase|secret|secrets|token|api_key|apikey|access_key|private_key|authorization|auth|credential|credentials|cookie|set_cookie|bearer|client_secret|session_token)$/;
 
+/** Keys repeat (every call of a tool has the same ones): remember the verdict, up to a bound. */
+const verdicts = new Map<string, boolean>();
+
 function isSecretKey(key: string): boolean {
-  const snake = key
+  const known = verdicts.get(key);
+  if (known !== undefined) return known;
+  const secret = SECRET_KEY.test(toSnake(key));
+  if (verdicts.size < 10_000) verdicts.set(key, secret);
+  return secret;
+}
+
+function toSnake(key: string): string {
+  return key
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
     .replace(/[^A-Za-z0-9]+/g, '_')
     .toLowerCase();
-  return SECRET_KEY.test(snake);
 }
 export const REDACTED = '[redacted]';
 

@@ -7,13 +7,17 @@ const HAS_CONTROL = /[\t\n\r]/;
 const CONTROLS = /[\t\n\r]/g;
 const clean = (s: string) => (HAS_CONTROL.test(s) ? s.replace(CONTROLS, ' ') : s);
 
+/** Replace tabs and line breaks with spaces (for names that come from outside, such as an unknown tool's). */
+export const cleanField = clean;
+
 /**
  * One record as one line: `at, principal, transport, capability, outcome, errorCode, durationMs, requestId,
- * errorMessage (JSON or empty), input`. JSON text never holds a raw tab or newline; names are cleaned of them.
+ * errorMessage (JSON or empty), input`. Callers pass fields free of tabs and line breaks (`cleanField`); JSON
+ * text — the input, the quoted error message — never holds them raw.
  */
 export function encodeRecord(r: NewAuditRecord): string {
   const message = r.errorMessage === null || r.errorMessage === undefined ? '' : JSON.stringify(r.errorMessage);
-  return `${r.at}\t${clean(r.principal)}\t${clean(r.transport)}\t${clean(r.capability)}\t${r.outcome}\t${r.errorCode ? clean(r.errorCode) : ''}\t${r.durationMs}\t${clean(r.requestId)}\t${message}\t${clean(r.input)}`;
+  return `${r.at}\t${r.principal}\t${r.transport}\t${r.capability}\t${r.outcome}\t${r.errorCode ?? ''}\t${r.durationMs}\t${r.requestId}\t${message}\t${r.input}`;
 }
 
 export interface Segment {

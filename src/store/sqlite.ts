@@ -6,6 +6,7 @@ import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
   BUMP_SEQ_SQL,
+  cleanField,
   decodeSegment,
   encodeSegment,
   INSERT_SEGMENT_SQL,
@@ -978,15 +979,15 @@ function validAudit(record: NewAuditRecord): NewAuditRecord {
     invalid(`durationMs must be a finite number of milliseconds ≥ 0, got ${describe(duration)}.`);
   return {
     at,
-    principal: checkString(record.principal, 'principal') as string,
-    transport: checkString(record.transport, 'transport') as string,
-    capability: checkString(record.capability, 'capability') as string,
-    input: checkString(record.input, 'input') as string,
+    principal: cleanField(checkString(record.principal, 'principal') as string),
+    transport: cleanField(checkString(record.transport, 'transport') as string),
+    capability: cleanField(checkString(record.capability, 'capability') as string),
+    input: cleanField(checkString(record.input, 'input') as string),
     outcome,
-    errorCode,
+    errorCode: errorCode === null ? null : cleanField(errorCode),
     errorMessage,
     durationMs: duration,
-    requestId: checkString(record.requestId, 'requestId') as string,
+    requestId: cleanField(checkString(record.requestId, 'requestId') as string),
   };
 }
 
