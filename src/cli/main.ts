@@ -2,13 +2,18 @@
 import { resolve } from 'node:path';
 import { Command, CommanderError, Option } from 'commander';
 import { version } from '../version.ts';
-import { audit } from './audit.ts';
-import { eventsTail } from './events.ts';
 import { fail } from './output.ts';
-import { serve } from './serve.ts';
-import { stats } from './stats.ts';
-import { tokenCreate, tokenList, tokenRevoke } from './token.ts';
-import { toolsCall, toolsList } from './tools.ts';
+
+// Each command's module is loaded when that command runs: `serve` over stdio should not pay for the MCP client,
+// the HTTP server or the table printer at start-up.
+const cmd = {
+  serve: () => import('./serve.ts'),
+  tools: () => import('./tools.ts'),
+  events: () => import('./events.ts'),
+  token: () => import('./token.ts'),
+  audit: () => import('./audit.ts'),
+  stats: () => import('./stats.ts'),
+};
 
 export function buildProgram(): Command {
   const program = new Command('switchboard')
@@ -36,7 +41,9 @@ export function buildProgram(): Command {
       'after',
       '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777',
     )
-    .action((o) => serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }));
+    .action(async (o) =>
+      (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }),
+    );
 
   const tools = program.command('tools').description('List and call tools.');
   tools
@@ -45,7 +52,7 @@ export function buildProgram(): Command {
     .option('--json', 'print JSON')
     .option('--url <url>', 'a running Switchboard (e.g. http://127.0.0.1:7777)')
     .option('--token <token>', 'bearer token for --url (default: $SWITCHBOARD_TOKEN)')
-    .action((o) => toolsList({ cwd: cwd(), ...o }));
+    .action(async (o) => (await cmd.tools()).toolsList({ cwd: cwd(), ...o }));
   tools
     .command('call')
     .description('Call a tool with --input JSON or key=value pairs; prints the result as JSON.')
@@ -58,7 +65,7 @@ export function buildProgram(): Command {
       'after',
       '\nExamples:\n  switchboard tools call task.create text="Write the docs" priority=80\n  switchboard tools call task__list --input \'{"status":"pending"}\'',
     )
-    .action((name, pairs, o) => toolsCall(name, pairs, { cwd: cwd(), ...o }));
+    .action(async (name, pairs, o) => (await cmd.tools()).toolsCall(name, pairs, { cwd: cwd(), ...o }));
 
   const events = program.command('events').description('Watch what happens.');
   events
@@ -69,7 +76,7 @@ export function buildProgram(): Command {
     .option('--recent <n>', 'first print the last n stored events')
     .option('-n, --limit <n>', 'exit after n events')
     .addOption(new Option('--json', 'one JSON object per line'))
-    .action((o) => eventsTail(o));
+    .action(async (o) => (await cmd.events()).eventsTail(o));
 
   const token = program
     .command('token')
@@ -82,17 +89,17 @@ export function buildProgram(): Command {
     .option('--expires <duration>', 'lifetime such as 30d, 12h, 45m (default: never)')
     .option('--json', 'print JSON')
     .addHelpText('after', '\nExample:\n  switchboard token create ci-bot --roles agent --expires 30d')
-    .action((name, o) => tokenCreate(name, { cwd: cwd(), ...o }));
+    .action(async (name, o) => (await cmd.token()).tokenCreate(name, { cwd: cwd(), ...o }));
   token
     .command('list')
     .description('List tokens (never their secrets).')
     .option('--json', 'print JSON')
-    .action((o) => tokenList({ cwd: cwd(), ...o }));
+    .action(async (o) => (await cmd.token()).tokenList({ cwd: cwd(), ...o }));
   token
     .command('revoke')
     .description('Revoke a token; requests presenting it are refused at once.')
     .argument('<name>', 'the token name')
-    .action((name) => tokenRevoke(name, { cwd: cwd() }));
+    .action(async (name) => (await cmd.token()).tokenRevoke(name, { cwd: cwd() }));
 
   program
     .command('audit')
@@ -103,7 +110,7 @@ export function buildProgram(): Command {
     .option('--outcome <ok|error>', 'only successes or only failures')
     .option('--limit <n>', 'at most n records (default 100)')
     .option('--json', 'print JSON')
-    .action((o) => audit({ cwd: cwd(), ...o }));
+    .action(async (o) => (await cmd.audit()).audit({ cwd: cwd(), ...o }));
 
   program
     .command('stats')
@@ -111,7 +118,7 @@ export function buildProgram(): Command {
     .option('--url <url>', 'the running Switchboard', 'http://127.0.0.1:7777')
     .option('--token <token>', 'bearer token (default: $SWITCHBOARD_TOKEN)')
     .option('--json', 'print JSON')
-    .action((o) => stats(o));
+    .action(async (o) => (await cmd.stats()).stats(o));
 
   return program;
 }

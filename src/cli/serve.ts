@@ -2,8 +2,6 @@
 import { existsSync } from 'node:fs';
 import pc from 'picocolors';
 import { createHub } from '../hub.ts';
-import { serveHttp } from '../serve/http.ts';
-import { serveMcpStdio } from '../serve/mcp-stdio.ts';
 import { version } from '../version.ts';
 import { CliError } from './output.ts';
 
@@ -34,6 +32,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
   // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
   const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
   if (!opts.http) {
+    const { serveMcpStdio } = await import('../serve/mcp-stdio.ts');
     const stdio = serveMcpStdio(hub, { exposure });
     const stop = async () => {
       await stdio.close().catch(() => {});
@@ -46,6 +45,7 @@ export async function serve(opts: ServeOptions): Promise<void> {
     await stop();
     return;
   }
+  const { serveHttp } = await import('../serve/http.ts');
   let http: Awaited<ReturnType<typeof serveHttp>>;
   try {
     http = await serveHttp(hub, { host: opts.host, port, exposure });

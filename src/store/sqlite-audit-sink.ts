@@ -20,12 +20,23 @@ const append = db.transaction((s) => {
   insertSegment.run(first, s.count, s.atMin, s.atMax, s.text);
   bumpSeq.run(s.count);
 });
+// BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
+// in WAL mode), and a batch is retried rather than lost while another writer holds the lock.
+const pause = new Int32Array(new SharedArrayBuffer(4));
 parentPort.on('message', (m) => {
   if (m && typeof m.text === 'string') {
-    try {
-      append(m);
-    } catch (err) {
-      parentPort.postMessage({ error: String(err && err.message) });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        append.immediate(m);
+        break;
+      } catch (err) {
+        const busy = err && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+        if (!busy || attempt >= 20) {
+          parentPort.postMessage({ error: String(err && err.message) + ' (' + m.count + ' audit records lost)' });
+          break;
+        }
+        Atomics.wait(pause, 0, 0, 50 * attempt);
+      }
     }
   } else if (m && m.flush !== undefined) parentPort.postMessage({ flushed: m.flush });
   else if (m && m.close) {

@@ -644,7 +644,7 @@ class SqliteInstances implements InstanceStore {
 
 class SqliteEvents implements EventLog {
   private readonly insert: Statement;
-  private readonly insertAll: (rows: readonly (readonly [string, string | null])[]) => void;
+  private readonly insertAll: Database.Transaction<(rows: readonly (readonly [string, string | null])[]) => void>;
   private readonly newest: Statement;
   private readonly drop: Statement;
 
@@ -679,7 +679,7 @@ class SqliteEvents implements EventLog {
       return [event.type, toJson(event, 'event')] as const;
     });
     if (rows.length === 1) this.insert.run(rows[0][0], rows[0][1]);
-    else if (rows.length > 1) this.insertAll(rows);
+    else if (rows.length > 1) this.insertAll.immediate(rows);
   }
 
   async recent(limit: number): Promise<StoredEvent[]> {
@@ -866,7 +866,7 @@ class SqliteAudit implements AuditLog {
   private readonly nextSeq: Statement;
   private readonly insertSegment: Statement;
   private readonly bumpSeq: Statement;
-  private readonly appendSegment: (segment: Segment) => void;
+  private readonly appendSegment: Database.Transaction<(segment: Segment) => void>;
   private readonly candidates: Statement;
   private readonly expired: Statement;
   private readonly drop: Statement;
@@ -907,7 +907,7 @@ class SqliteAudit implements AuditLog {
     this.live();
     if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
     if (records.length === 0) return;
-    this.appendSegment(encodeSegment(records.map(validAudit)));
+    this.appendSegment.immediate(encodeSegment(records.map(validAudit)));
   }
 
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
@@ -952,11 +952,13 @@ class SqliteAudit implements AuditLog {
   async prune(before: string): Promise<number> {
     this.live();
     const at = checkIso(before, 'before');
-    return this.db.transaction(() => {
-      const n = this.expired.get(at) as number;
-      this.drop.run(at);
-      return n;
-    })();
+    return this.db
+      .transaction(() => {
+        const n = this.expired.get(at) as number;
+        this.drop.run(at);
+        return n;
+      })
+      .immediate();
   }
 }
 

@@ -382,3 +382,41 @@ describe('SqliteStore token version across connections', () => {
     await server.close();
   });
 });
+
+describe('SqliteStore audit sink under write contention', () => {
+  it('loses no batch while the main connection writes at the same time', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-busy-')), 'state.db'));
+    const errors: string[] = [];
+    const sink = store.audit.openSink!((m) => errors.push(m));
+    const record = (i: number) => ({
+      at: new Date(1_800_000_000_000 + i).toISOString(),
+      principal: 'p',
+      transport: 'stdio',
+      capability: 'demo.x',
+      input: '{}',
+      outcome: 'ok' as const,
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: `r${i}`,
+    });
+    for (let round = 0; round < 60; round++) {
+      sink.write(Array.from({ length: 20 }, (_, i) => record(round * 20 + i)));
+      await store.events.appendMany([
+        { type: 'test.a', at: new Date().toISOString() },
+        { type: 'test.b', at: new Date().toISOString() },
+      ]);
+      await store.tasks.create({ text: `t${round}`, priority: 1 });
+      await store.audit.prune('2000-01-01T00:00:00.000Z');
+    }
+    await sink.flush();
+    expect(errors).toEqual([]);
+    expect(await store.audit.query({ limit: 10_000 })).toHaveLength(1200);
+    await sink.close();
+    await store.close();
+  });
+});

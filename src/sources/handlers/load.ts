@@ -1,7 +1,7 @@
 // Loads user handler modules (`*.ts`, `*.js`, `*.mjs`) from folders and registers what they export:
 // capabilities, resources, resource templates and prompts. A bad module is reported, never fatal.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { register } from 'node:module';
+import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Logger } from 'pino';
@@ -45,7 +45,14 @@ function isPrompt(v: unknown): v is PromptDef {
 }
 
 /** The built entry of the running Switchboard (`dist/index.js`), found from this file's location. */
+let ownEntryCache: string | undefined | null = null;
+
 function ownEntry(): string | undefined {
+  if (ownEntryCache === null) ownEntryCache = findOwnEntry();
+  return ownEntryCache;
+}
+
+function findOwnEntry(): string | undefined {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (let i = 0; i < 6; i++) {
     const pkg = join(dir, 'package.json');
@@ -86,9 +93,25 @@ function installSelfResolve(): void {
   register(`data:text/javascript,${encodeURIComponent(hook)}`);
 }
 
+/**
+ * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when
+ * `switchboard` would not resolve to the running copy from where the file lives. Skipping it saves starting
+ * the loader-hook thread, a noticeable share of a cold start.
+ */
+function needsHook(file: string): boolean {
+  if (file.endsWith('.ts') || file.endsWith('.mts')) return true;
+  const entry = ownEntry();
+  if (!entry) return false;
+  try {
+    return pathToFileURL(createRequire(file).resolve('switchboard')).href !== entry;
+  } catch {
+    return true;
+  }
+}
+
 /** Import one module; TypeScript goes through tsx's loader (loaded only when a .ts file is present). */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  installSelfResolve();
+  if (needsHook(file)) installSelfResolve();
   if (file.endsWith('.ts') || file.endsWith('.mts')) {
     const { tsImport } = await import('tsx/esm/api');
     return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
