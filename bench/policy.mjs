@@ -55,8 +55,18 @@ async function stdioRound(on) {
 async function httpRound(on) {
   const dir = project(on);
   let token;
-  if (on) token = JSON.parse(execFileSync(process.execPath, [BIN, '--cwd', dir, 'token', 'create', 'bench', '--roles', 'agent', '--json'], { env: envFor(dir, on) }).toString()).token;
-  const server = await startHttpChild(process.execPath, [BIN, '--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', BENCH_HANDLERS], envFor(dir, on), dir);
+  if (on)
+    token = JSON.parse(
+      execFileSync(process.execPath, [BIN, '--cwd', dir, 'token', 'create', 'bench', '--roles', 'agent', '--json'], {
+        env: envFor(dir, on),
+      }).toString(),
+    ).token;
+  const server = await startHttpChild(
+    process.execPath,
+    [BIN, '--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', BENCH_HANDLERS],
+    envFor(dir, on),
+    dir,
+  );
   const url = server.url.replace(/\/mcp$/, '/v1/tools/echo');
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
   let bad = 0;
@@ -65,7 +75,14 @@ async function httpRound(on) {
       url,
       connections: 64,
       duration: seconds,
-      requests: [{ method: 'POST', headers, body: JSON.stringify({ text: 'bench' }), onResponse: (status) => void (status === 200 || bad++) }],
+      requests: [
+        {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({ text: 'bench' }),
+          onResponse: (status) => void (status === 200 || bad++),
+        },
+      ],
     });
   await run(2);
   bad = 0;

@@ -11,7 +11,7 @@ import type { Hub } from '../hub.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
-import { buildMcpServer, SERVER_INFO } from './mcp-server.ts';
+import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
 
 const MODERN_VERSION = '2026-07-28';
 /** Open 2025-era sessions allowed at once, and how long an idle one lives. */
@@ -122,15 +122,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         eventStore: createSessionEventStore(),
         retryInterval: SSE_RETRY_MS,
         onsessioninitialized: (id) => {
-          const unsubscribe = hub.services.registry.onChange((kind) => {
-            const send =
-              kind === 'tools'
-                ? server.sendToolListChanged()
-                : kind === 'resources'
-                  ? server.sendResourceListChanged()
-                  : server.sendPromptListChanged();
-            send.catch(() => {});
-          });
+          const unsubscribe = forwardListChanges(hub, server);
           sessions.set(id, { transport, principal, unsubscribe, lastSeen: Date.now() });
         },
       });

@@ -135,6 +135,22 @@ function mcpInfo(server: Server, ctx: ServerContext, target: string): McpCallInf
   };
 }
 
+/**
+ * Tell a connected client (stdio, a 2025 session) when tools, resources or prompts change; returns the
+ * unsubscribe function. 2026-07-28 clients hear it on their `subscriptions/listen` stream instead.
+ */
+export function forwardListChanges(hub: Hub, server: Server): () => void {
+  return hub.services.registry.onChange((kind) => {
+    const send =
+      kind === 'tools'
+        ? server.sendToolListChanged()
+        : kind === 'resources'
+          ? server.sendResourceListChanged()
+          : server.sendPromptListChanged();
+    send.catch(() => {});
+  });
+}
+
 export interface McpServerOptions {
   principal: Principal;
   transport: TransportKind;

@@ -7,7 +7,7 @@ import type { ClientChannel } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
-import { buildMcpServer } from './mcp-server.ts';
+import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -82,17 +82,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
       const server = buildMcpServer(hub, { principal, transport: 'stdio' });
       current = server;
       // Tell the client when tools, resources or prompts change (sources load in the background).
-      unsubscribers.push(
-        hub.services.registry.onChange((kind) => {
-          const send =
-            kind === 'tools'
-              ? server.sendToolListChanged()
-              : kind === 'resources'
-                ? server.sendResourceListChanged()
-                : server.sendPromptListChanged();
-          send.catch(() => {});
-        }),
-      );
+      unsubscribers.push(forwardListChanges(hub, server));
       const prevClose = server.onclose;
       server.onclose = () => {
         prevClose?.();

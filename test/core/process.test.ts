@@ -1,5 +1,5 @@
 // Child processes: results, minimal environment, and cancellation that kills the whole process group.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,29 +7,7 @@ import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
 import { runCommand } from '../../src/core/process.ts';
 import { testHub } from '../helpers/hub.ts';
-
-/** Running (a killed process whose parent died first may linger as a zombie until PID 1 reaps it). */
-const alive = (pid: number) => {
-  try {
-    const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-};
-
-async function waitFor(file: string): Promise<number> {
-  for (let i = 0; i < 100; i++) {
-    try {
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (pid) return pid;
-    } catch {
-      // not written yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`no pid in ${file}`);
-}
+import { alive, pidFrom } from '../helpers/proc.ts';
 
 describe('runCommand', () => {
   it('returns exit code and output; a non-zero exit is a result', async () => {
@@ -58,7 +36,7 @@ describe('runCommand', () => {
     const pidFile = join(dir, 'pid');
     const controller = new AbortController();
     const running = runCommand('sh', ['-c', `sleep 30 & echo $! > ${pidFile}; wait`], { signal: controller.signal });
-    const grandchild = await waitFor(pidFile);
+    const grandchild = await pidFrom(pidFile);
     expect(alive(grandchild)).toBe(true);
     controller.abort();
     await expect(running).rejects.toThrow();
@@ -81,7 +59,7 @@ describe('runCommand', () => {
     );
     const out = await hub.call('p.spawn', {});
     expect(out).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
-    const grandchild = await waitFor(pidFile);
+    const grandchild = await pidFrom(pidFile);
     await new Promise((r) => setTimeout(r, 50));
     expect(alive(grandchild)).toBe(false);
     await hub.close();

@@ -1,6 +1,6 @@
 // End-to-end cancellation: an MCP client's notifications/cancelled (stdio) and an HTTP client that goes away
 // (REST) abort the handler, and the child processes the call started die with their whole process group.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -14,33 +14,7 @@ import {
   startHttpServer,
   tempProject,
 } from '../helpers/cli.ts';
-
-const alive = (pid: number) => {
-  try {
-    const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return state !== undefined && state !== 'Z' && state !== 'X';
-  } catch {
-    return false;
-  }
-};
-
-async function pidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 250; i++) {
-    try {
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (pid) return pid;
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error('the fixture never wrote its pid');
-}
-
-async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
-}
+import { alive, gone, pidFrom } from '../helpers/proc.ts';
 
 describe('cancellation', () => {
   let server: HttpServerProcess;
