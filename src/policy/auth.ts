@@ -13,11 +13,16 @@ export type AuthResult =
   | { ok: false; status: 401; message: string; challenge: string };
 
 const REALM = 'Bearer realm="switchboard"';
+/** How often the token set is checked for changes: a revoked token stops working within this many ms. */
+const VERSION_CHECK_MS = 100;
 
 export class HttpAuth {
   /** The token set by hash, reloaded whenever the store's token version changes (a revocation shows at once). */
   private byHash = new Map<string, TokenRecord>();
   private loadedVersion: string | undefined;
+  private checkedAt = Number.NEGATIVE_INFINITY;
+  /** Tokens already verified against the current set, by the text presented (skips hashing on every request). */
+  private readonly presented = new Map<string, TokenRecord>();
   private readonly touched = new Map<string, number>();
 
   constructor(
@@ -29,10 +34,14 @@ export class HttpAuth {
   ) {}
 
   /** Reload the token set when it may have changed: tokens are created and revoked by another process (the CLI). */
-  private async refresh(): Promise<void> {
+  private async refresh(now = performance.now()): Promise<void> {
+    // Asking the store costs a round trip per request; once per VERSION_CHECK_MS keeps revocation prompt.
+    if (now - this.checkedAt < VERSION_CHECK_MS && this.loadedVersion !== undefined) return;
+    this.checkedAt = now;
     const version = await this.store.tokens.version();
     if (version === this.loadedVersion) return;
     this.byHash = new Map((await this.store.tokens.list()).map((t) => [t.hash, t]));
+    this.presented.clear();
     this.loadedVersion = version;
   }
 
@@ -72,7 +81,12 @@ export class HttpAuth {
         message: 'Malformed Authorization header: expected "Bearer <token>".',
         challenge: `${REALM}, error="invalid_request"`,
       };
-    const record = verifyCached(this.byHash, m[1]);
+    let record = this.presented.get(m[1]);
+    if (record?.expiresAt && Date.parse(record.expiresAt) <= Date.now()) record = undefined;
+    if (!record) {
+      record = verifyCached(this.byHash, m[1]);
+      if (record && this.presented.size < 10_000) this.presented.set(m[1], record);
+    }
     if (!record)
       return {
         ok: false,
