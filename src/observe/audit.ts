@@ -51,7 +51,7 @@ export class AuditWriter {
       errorCode: outcome.ok ? null : outcome.error.code,
       errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
       durationMs: Math.round(durationMs * 1000) / 1000,
-      requestId: cleanField(state.ctx.requestId), // may come from an X-Request-Id header
+      requestId: state.ctx.requestId, // generated, or an X-Request-Id checked by the REST face
     };
     this.queue(record);
   };

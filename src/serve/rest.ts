@@ -72,7 +72,7 @@ export async function callTool(
     input: input ?? {},
     transport: 'rest',
     cancellation,
-    requestId: typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : undefined,
+    requestId: requestIdFrom(req.headers['x-request-id']),
   });
   res.off('close', onClose);
   if (res.destroyed) return;
@@ -86,6 +86,11 @@ export async function callTool(
     });
   }
   sendJson(res, 200, outcome.value ?? null);
+}
+
+/** A caller's X-Request-Id, when it is a sane one (it ends up in logs and audit records). */
+function requestIdFrom(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && /^[\x21-\x7e]{1,128}$/.test(header) ? header : undefined;
 }
 
 export function openApi(hub: Hub, principal: Principal): unknown {
