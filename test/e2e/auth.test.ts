@@ -133,6 +133,7 @@ describe('tokens and HTTP authentication', () => {
     const text = await metrics.text();
     expect(text).toMatch(/switchboard_calls_total\{capability="task\.create",transport="rest",outcome="ok"\} 1/);
     expect(text).toContain('switchboard_call_duration_seconds_bucket');
+    expect(text).toMatch(/switchboard_breaker_state\{capability="task\.create"\} 0/);
   });
 
   it('rate-limits per principal × capability: 429 with Retry-After on REST, isError with retryAfterMs on MCP', async () => {
@@ -273,5 +274,43 @@ describe('binding and exposure', () => {
     expect(names).not.toContain('fixture__echo');
     expect(names).not.toContain('system__config');
     await client.close();
+  });
+
+  it('applies [expose], rate limits and the audit trail to stdio callers too', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.switchboard'));
+    writeFileSync(
+      join(dir, '.switchboard/config.toml'),
+      '[expose]\ndeny = ["fixture.boom", "fixture.spawn_tree"]\n[policy.capabilities."fixture.echo".rate_limit]\nlimit = 2\nwindow_ms = 60000\n',
+    );
+    const client = new Client({ name: 'stdio-policy', version: '1' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS],
+        env: childEnv(dir),
+      }),
+    );
+    const names = (await client.listTools()).tools.map((t) => t.name);
+    expect(names).toContain('fixture__echo');
+    expect(names).not.toContain('fixture__boom');
+    const hidden = await client.callTool({ name: 'fixture__boom', arguments: {} });
+    expect((hidden.content as { text: string }[])[0].text).toMatch(/Unknown tool 'fixture__boom'/);
+    for (let i = 0; i < 2; i++)
+      expect((await client.callTool({ name: 'fixture__echo', arguments: { text: 'x' } })).isError).toBeFalsy();
+    const limited = await client.callTool({ name: 'fixture__echo', arguments: { text: 'x' } });
+    expect(limited.isError).toBe(true);
+    expect(limited._meta?.['switchboard/error']).toMatchObject({
+      code: 'RATE_LIMITED',
+      details: { retryAfterMs: expect.any(Number) },
+    });
+    await client.close();
+    const records = JSON.parse((await cli(dir, ['audit', '--principal', 'stdio', '--json'])).stdout);
+    expect(
+      records
+        .map((r: { capability: string; errorCode: string | null }) => `${r.capability}:${r.errorCode ?? 'ok'}`)
+        .sort(),
+    ).toEqual(['fixture.boom:NOT_FOUND', 'fixture.echo:RATE_LIMITED', 'fixture.echo:ok', 'fixture.echo:ok'].sort());
+    expect(records.every((r: { transport: string }) => r.transport === 'stdio')).toBe(true);
   });
 });

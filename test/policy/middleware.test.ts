@@ -205,3 +205,40 @@ describe('audit', () => {
     expect(await hub.services.store.audit.query({})).toEqual([]);
   });
 });
+
+describe('audit retention', () => {
+  it('prunes records older than retention_days when the hub starts', async () => {
+    const dir = project('[audit]\nretention_days = 1\n');
+    const first = await testHub({ cwd: dir });
+    const old = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    await first.services.store.audit.append({
+      at: old,
+      principal: 'p',
+      transport: 'cli',
+      capability: 'demo.old',
+      input: '{}',
+      outcome: 'ok',
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: 'old',
+    });
+    await first.services.store.audit.append({
+      at: new Date().toISOString(),
+      principal: 'p',
+      transport: 'cli',
+      capability: 'demo.new',
+      input: '{}',
+      outcome: 'ok',
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: 'new',
+    });
+    await first.close();
+    hub = await testHub({ cwd: dir });
+    const left = (await hub.services.store.audit.query({})).map((r) => r.capability);
+    expect(left).toContain('demo.new');
+    expect(left).not.toContain('demo.old');
+  });
+});
