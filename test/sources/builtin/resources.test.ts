@@ -12,12 +12,9 @@ const AGENT: Principal = { id: 'agent-1', roles: ['agent'] };
 
 let hub: TestHub | undefined;
 
-/**
- * Close a test hub without `TestHub.close`, which currently recurses into itself (test/helpers/hub.ts
- * replaces the hub's `close` with one that calls `hub.close()`); the builtin timers are unref'd.
- */
+/** Close the hub (its timers, the audit writer thread, the store), then remove its project directory. */
 async function dispose(h: TestHub): Promise<void> {
-  await h.services.store.close();
+  await h.close();
   rmSync(h.dir, { recursive: true, force: true });
 }
 
