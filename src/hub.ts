@@ -157,10 +157,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     await Promise.all([flushEvents(), audit.flush()]);
   };
   if (policyOn) {
-    pipeline.use(async (state, next) => {
+    pipeline.onStart((state) => {
       metrics.started(state.entry.capability.name);
       prom.started(state.entry.capability.name, state.req.transport);
-      return next();
     });
     pipeline.use(policy.middleware);
     pipeline.observe(audit.observe);

@@ -86,12 +86,19 @@ export class Pipeline {
   private chain: Middleware[] = [validate, execute];
   private readonly observers: ((state: CallState, outcome: Outcome) => void)[] = [];
   private readonly refusals: ((req: CallRequest, error: ErrorInfo) => void)[] = [];
+  private readonly starts: ((state: CallState) => void)[] = [];
 
   constructor(private readonly services: Services) {}
 
   /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker), in order. */
   use(mw: Middleware): this {
     this.chain = [...this.chain.slice(0, -2), mw, validate, execute];
+    return this;
+  }
+
+  /** Note the start of every call that passed lookup (in-flight gauges): synchronous, no middleware frame. */
+  onStart(fn: (state: CallState) => void): this {
+    this.starts.push(fn);
     return this;
   }
 
@@ -122,6 +129,7 @@ export class Pipeline {
       return { ok: false, error };
     }
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now() };
+    for (const s of this.starts) s(state);
     const chain = this.chain;
     let outcome: Outcome;
     try {
