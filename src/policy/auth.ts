@@ -23,6 +23,8 @@ export class HttpAuth {
   private checkedAt = Number.NEGATIVE_INFINITY;
   /** Tokens already verified against the current set, by the text presented (skips hashing on every request). */
   private readonly presented = new Map<string, TokenRecord>();
+  private readonly principals = new Map<string, Principal>();
+  private principalsFor: Config | undefined;
   private readonly touched = new Map<string, number>();
 
   constructor(
@@ -59,11 +61,7 @@ export class HttpAuth {
       if (!required)
         return {
           ok: true,
-          principal: makePrincipal(this.config(), this.serveExposure, {
-            id: 'anonymous',
-            roles: ['*'],
-            kind: 'anonymous',
-          }),
+          principal: this.principal({ id: 'anonymous', roles: ['*'], kind: 'anonymous' }),
         };
       return {
         ok: false,
@@ -97,12 +95,27 @@ export class HttpAuth {
     this.touch(record);
     return {
       ok: true,
-      principal: makePrincipal(this.config(), this.serveExposure, {
-        id: record.name,
-        roles: record.roles,
-        kind: 'token',
-      }),
+      principal: this.principal({ id: record.name, roles: record.roles, kind: 'token' }),
     };
+  }
+
+  /**
+   * The principal for an identity, built once per identity and configuration: its exposure filter depends on
+   * `[expose]` and the token's own settings, which change only with the configuration (or the token set).
+   */
+  private principal(who: { id: string; roles: string[]; kind: 'token' | 'anonymous' }): Principal {
+    const config = this.config();
+    if (config !== this.principalsFor) {
+      this.principals.clear();
+      this.principalsFor = config;
+    }
+    const key = `${who.kind}\0${who.id}\0${who.roles.join(',')}`;
+    let p = this.principals.get(key);
+    if (!p) {
+      p = makePrincipal(config, this.serveExposure, who);
+      if (this.principals.size < 10_000) this.principals.set(key, p);
+    }
+    return p;
   }
 
   /** Record use at most once a minute per token: a write per call would cost more than it tells. */
