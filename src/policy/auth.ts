@@ -1,12 +1,11 @@
 // HTTP authentication: `Authorization: Bearer <token>` checked against the hashed tokens in the store.
 // Required as soon as one token exists, and always off loopback; without tokens on loopback, callers are anonymous.
-import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.ts';
 import type { Principal } from '../core/context.ts';
 import type { Store, TokenRecord } from '../store/contract.ts';
 import { type Exposure, makePrincipal } from './principal.ts';
-import { hashToken } from './tokens.ts';
+import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
   | { ok: true; principal: Principal }
@@ -80,9 +79,9 @@ export class HttpAuth {
         challenge: `${REALM}, error="invalid_request"`,
       };
     let record = this.presented.get(m[1]);
-    if (record?.expiresAt && Date.parse(record.expiresAt) <= Date.now()) record = undefined;
+    if (record && isExpired(record)) record = undefined;
     if (!record) {
-      record = verifyCached(this.byHash, m[1]);
+      record = verifyInSet(this.byHash, m[1]);
       if (record && this.presented.size < 10_000) this.presented.set(m[1], record);
     }
     if (!record)
@@ -125,19 +124,6 @@ export class HttpAuth {
     this.touched.set(record.name, now);
     this.store.tokens.touch(record.name, new Date(now).toISOString()).catch(() => {});
   }
-}
-
-/** Look a presented token up in the cached set: constant-time hash comparison, expired tokens refused. */
-function verifyCached(byHash: Map<string, TokenRecord>, presented: string, now = Date.now()): TokenRecord | undefined {
-  if (presented.length === 0 || presented.length > 1024) return undefined;
-  const hash = hashToken(presented);
-  const record = byHash.get(hash);
-  if (!record) return undefined;
-  const a = Buffer.from(record.hash, 'hex');
-  const b = Buffer.from(hash, 'hex');
-  if (a.length !== b.length || !timingSafeEqual(a, b)) return undefined;
-  if (record.expiresAt && Date.parse(record.expiresAt) <= now) return undefined;
-  return record;
 }
 
 /** Whether a principal holds one of `roles` (`*` holds all). */

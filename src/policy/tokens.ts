@@ -47,20 +47,44 @@ export async function verifyToken(
   presented: string,
   now: number = Date.now(),
 ): Promise<TokenRecord | undefined> {
-  if (typeof presented !== 'string' || presented.length === 0 || presented.length > MAX_PRESENTED_LENGTH)
-    return undefined;
+  if (!presentable(presented)) return undefined;
   const hash = hashToken(presented);
-  const record = await store.findByHash(hash);
+  return matchHash(hash, await store.findByHash(hash), now);
+}
+
+/**
+ * The same check against an in-memory token set (by hash), for verifiers that cache the set.
+ *
+ * @example
+ * const record = verifyInSet(byHash, bearer);
+ */
+export function verifyInSet(
+  byHash: ReadonlyMap<string, TokenRecord>,
+  presented: string,
+  now: number = Date.now(),
+): TokenRecord | undefined {
+  if (!presentable(presented)) return undefined;
+  const hash = hashToken(presented);
+  return matchHash(hash, byHash.get(hash), now);
+}
+
+/** Whether a token has expired at `now`; an unreadable expiry counts as expired (fails closed). */
+export function isExpired(record: TokenRecord, now: number = Date.now()): boolean {
+  if (record.expiresAt === null) return false;
+  const expires = Date.parse(record.expiresAt);
+  return Number.isNaN(expires) || expires <= now;
+}
+
+function presentable(presented: unknown): presented is string {
+  return typeof presented === 'string' && presented.length > 0 && presented.length <= MAX_PRESENTED_LENGTH;
+}
+
+function matchHash(hash: string, record: TokenRecord | undefined, now: number): TokenRecord | undefined {
   if (!record) return undefined;
   const expected = Buffer.from(record.hash, 'hex');
   const actual = Buffer.from(hash, 'hex');
   if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return undefined;
-  if (record.expiresAt !== null) {
-    const expires = Date.parse(record.expiresAt);
-    // An unreadable expiry fails closed.
-    if (Number.isNaN(expires) || expires <= now) return undefined;
-  }
-  return record;
+  return isExpired(record, now) ? undefined : record;
 }
 
 const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;

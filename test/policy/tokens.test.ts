@@ -138,3 +138,25 @@ describe('parseDuration', () => {
     expect(() => parseDuration('soon', '--since')).toThrow("--since must look like 30d, 12h, 45m or 90s; got 'soon'");
   });
 });
+
+describe('verifyInSet', () => {
+  it('verifies against an in-memory set with the same rules, failing closed on an unreadable expiry', async () => {
+    const { generateToken, hashToken, verifyInSet } = await import('../../src/policy/tokens.ts');
+    const token = generateToken();
+    const base = {
+      name: 'x',
+      hash: hashToken(token),
+      roles: ['agent'],
+      createdAt: new Date().toISOString(),
+      expiresAt: null,
+      lastUsedAt: null,
+    };
+    expect(verifyInSet(new Map([[base.hash, base]]), token)?.name).toBe('x');
+    expect(verifyInSet(new Map([[base.hash, base]]), `${token}x`)).toBeUndefined();
+    expect(verifyInSet(new Map([[base.hash, { ...base, expiresAt: 'not a time' }]]), token)).toBeUndefined();
+    expect(
+      verifyInSet(new Map([[base.hash, { ...base, expiresAt: new Date(Date.now() - 1).toISOString() }]]), token),
+    ).toBeUndefined();
+    expect(verifyInSet(new Map(), '')).toBeUndefined();
+  });
+});
