@@ -37,9 +37,26 @@ export function redact(value: unknown, depth = 0): unknown {
   return value;
 }
 
+/** Whether redact() would change anything: a secret-looking key anywhere, or nesting past its depth bound. */
+function needsRedaction(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > 32) return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (needsRedaction(v, depth + 1)) return true;
+    return false;
+  }
+  for (const k in value) {
+    if (isSecretKey(k) || needsRedaction((value as Record<string, unknown>)[k], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** Redact, serialise, and cap at `maxBytes` (UTF-8), marking a cut with its original size. */
 export function redactedJson(value: unknown, maxBytes = 4096): string {
-  const text = JSON.stringify(redact(value)) ?? 'null';
+  // Most inputs hold nothing to mask: serialise them as they are instead of copying them first.
+  const text = JSON.stringify(needsRedaction(value) ? redact(value) : value) ?? 'null';
+  // A UTF-16 length of n is at most 3n UTF-8 bytes: short texts need no byte count.
+  if (text.length * 3 <= maxBytes) return text;
   const size = Buffer.byteLength(text);
   if (size <= maxBytes) return text;
   const marker = `…[truncated, ${size} bytes]`;
