@@ -12,6 +12,7 @@ import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
 import { AuditWriter } from './observe/audit.ts';
+import { BatchQueue } from './observe/batch.ts';
 import { InProcessBus, Ring } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
@@ -22,11 +23,6 @@ import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
 import type { Store } from './store/contract.ts';
 import { SqliteStore } from './store/sqlite.ts';
-
-/** Event and audit records are written at most this long after the call… */
-export const WRITE_BATCH_MS = 50;
-/** …or as soon as this many are waiting. */
-export const WRITE_BATCH_MAX = 500;
 
 export interface HubOptions {
   /** Project directory (where `.switchboard/` lives). */
@@ -50,7 +46,7 @@ export interface Hub {
   policy: PolicyEngine;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;
-  /** Write queued events and audit records now (they are otherwise batched for up to WRITE_BATCH_MS). */
+  /** Write queued events and audit records now (they are otherwise batched for up to BATCH_MS). */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -177,31 +173,27 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   // durable record of every call is its audit record — writing each call twice would double the cost per call.
   const retain = cfg.events.retain;
   const recentCalls = new Ring<BusEvent>(retain);
-  let pendingEvents: BusEvent[] = [];
   let appended = 0;
-  const flushEvents = () => {
-    const batch = pendingEvents;
-    pendingEvents = [];
-    if (batch.length === 0) return Promise.resolve();
+  const eventQueue = new BatchQueue<BusEvent>(async (batch) => {
     appended += batch.length;
     // Trimming deletes through an index scan; once per thousand events is plenty.
     const trim = appended >= 1000;
     if (trim) appended = 0;
-    return store.events
-      .appendMany(batch)
-      .then(() => (trim ? store.events.trim(retain) : undefined))
-      .catch((err) => logger.warn({ err }, 'event log append failed'));
-  };
+    try {
+      await store.events.appendMany(batch);
+      if (trim) await store.events.trim(retain);
+    } catch (err) {
+      logger.warn({ err }, 'event log append failed');
+    }
+  });
+  const flushEvents = () => eventQueue.flush();
   const unsubscribeLog = bus.subscribe((event) => {
     if (retain === 0) return;
     if (event.type === 'call') {
       recentCalls.push(event);
       return;
     }
-    // Flush within WRITE_BATCH_MS, or at once when the batch is large: few, big transactions.
-    const n = pendingEvents.push(event);
-    if (n === 1) setTimeout(flushEvents, WRITE_BATCH_MS).unref();
-    else if (n >= WRITE_BATCH_MAX) void flushEvents();
+    eventQueue.push(event);
   });
   health.register('store', async () =>
     (await store.ping())

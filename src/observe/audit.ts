@@ -8,11 +8,8 @@ import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
 import { cleanField } from '../store/audit-segment.ts';
 import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
+import { BatchQueue } from './batch.ts';
 import { redactedJson } from './redact.ts';
-
-/** Records reach the store within this many ms of the call (or sooner when many are waiting). */
-const BATCH_MS = 50;
-const BATCH_MAX = 500;
 
 export interface AuditSettings {
   enabled: boolean;
@@ -21,7 +18,7 @@ export interface AuditSettings {
 }
 
 export class AuditWriter {
-  private pending: NewAuditRecord[] = [];
+  private readonly queue = new BatchQueue<NewAuditRecord>((batch) => this.write(batch));
   private readonly pruneTimer: NodeJS.Timeout;
   /** The store's off-thread writer, when it has one (SQLite files); otherwise batches go through appendMany. */
   private readonly sink: AuditSink | undefined;
@@ -53,14 +50,14 @@ export class AuditWriter {
       durationMs: Math.round(durationMs * 1000) / 1000,
       requestId: state.ctx.requestId, // generated, or an X-Request-Id checked by the REST face
     };
-    this.queue(record);
+    this.queue.push(record);
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
   readonly refused = (req: CallRequest, error: ErrorInfo): void => {
     const s = this.settings();
     if (!s.enabled) return;
-    this.queue({
+    this.queue.push({
       at: new Date().toISOString(),
       principal: req.principal.id,
       transport: req.transport,
@@ -76,24 +73,15 @@ export class AuditWriter {
     });
   };
 
-  private queue(record: NewAuditRecord): void {
-    const n = this.pending.push(record);
-    if (n === 1) setTimeout(() => void this.drain(), BATCH_MS).unref();
-    else if (n >= BATCH_MAX) void this.drain();
-  }
-
   /** Write what is queued. Failures are logged (without the records, which may hold user data). */
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
-    await this.drain();
+    await this.queue.flush();
     await this.sink?.flush();
   }
 
-  /** Hand what is queued to the store without waiting for the off-thread writer. */
-  private async drain(): Promise<void> {
-    const batch = this.pending;
-    this.pending = [];
-    if (batch.length === 0) return;
+  /** Hand a batch to the store; with the off-thread writer, without waiting for it. */
+  private async write(batch: NewAuditRecord[]): Promise<void> {
     if (this.sink) {
       this.sink.write(batch);
       return;

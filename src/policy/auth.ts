@@ -46,12 +46,6 @@ export class HttpAuth {
     this.loadedVersion = version;
   }
 
-  /** Whether any token exists. */
-  async tokensExist(): Promise<boolean> {
-    await this.refresh();
-    return this.byHash.size > 0;
-  }
-
   async authenticate(req: IncomingMessage): Promise<AuthResult> {
     const header = req.headers.authorization;
     await this.refresh();

@@ -33,27 +33,10 @@ export function hashToken(token: string): string {
 }
 
 /**
- * The stored token the presented secret belongs to, or undefined when it is unknown, malformed or expired
- * (`expiresAt <= now`). Lookup is by hash, so timing can reveal at most something about the hash, never the
- * secret; the final comparison is constant-time all the same. Does not record the use — call
- * `store.touch(name, at)` once the call is admitted.
- *
- * @example
- * const record = await verifyToken(store.tokens, bearer);
- * if (!record) throw new SwitchboardError('UNAUTHORIZED', 'Unknown or expired token.');
- */
-export async function verifyToken(
-  store: TokenStore,
-  presented: string,
-  now: number = Date.now(),
-): Promise<TokenRecord | undefined> {
-  if (!presentable(presented)) return undefined;
-  const hash = hashToken(presented);
-  return matchHash(hash, await store.findByHash(hash), now);
-}
-
-/**
- * The same check against an in-memory token set (by hash), for verifiers that cache the set.
+ * The token record a presented secret belongs to, looked up in a token set keyed by hash, or undefined when it
+ * is unknown, malformed, too long or expired (`expiresAt <= now`, an unreadable expiry included). Lookup is by
+ * hash, so timing can reveal at most something about the hash, never the secret; the final comparison is
+ * constant-time all the same.
  *
  * @example
  * const record = verifyInSet(byHash, bearer);

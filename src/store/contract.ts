@@ -148,7 +148,7 @@ export interface TokenStore {
   /** Every token, expired ones included, sorted by name. */
   list(): Promise<TokenRecord[]>;
   get(name: string): Promise<TokenRecord | undefined>;
-  /** The token with this hash, expired or not — the caller checks `expiresAt` (see `verifyToken`). */
+  /** The token with this hash, expired or not — the caller checks `expiresAt` (see `verifyInSet` in src/policy/tokens.ts). */
   findByHash(hash: string): Promise<TokenRecord | undefined>;
   /** Delete the token; true when it existed. */
   revoke(name: string): Promise<boolean>;

@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { watchServer } from '../helpers/banner.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = join(ROOT, 'test/conformance');
@@ -57,30 +58,8 @@ function startServer(dir) {
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => {
-    err += d;
-  });
-  const ready = new Promise((resolveUrl, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start in ${STARTUP_MS} ms; stderr:\n${err}`)),
-      STARTUP_MS,
-    );
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /MCP \(Streamable HTTP\)\s+\S*?(http:\/\/[^\s/]+)\/mcp/.exec(stripVTControlCharacters(out));
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl(m[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code} before it was ready; stderr:\n${err}`));
-    });
-  });
-  return { child, ready, stderr: () => err };
+  const { ready, stderr } = watchServer(child, STARTUP_MS);
+  return { child, ready, stderr };
 }
 
 async function stopServer(child) {

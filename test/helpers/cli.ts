@@ -3,7 +3,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
+import { watchServer } from './banner.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
 export const BIN = join(ROOT, 'bin/switchboard.js');
@@ -41,31 +41,13 @@ export async function startHttpServer(dir: string, args: string[] = []): Promise
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
-  let out = '';
-  let err = '';
-  child.stderr!.on('data', (d) => {
-    err += d;
-  });
-  const url = await new Promise<string>((resolveUrl, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 15 s; stderr: ${err}`)), 15_000);
-    child.stdout!.on('data', (d) => {
-      out += d;
-      const m = /MCP \(Streamable HTTP\)\s+\S*?(http:\/\/[^\s/]+)\/mcp/.exec(stripVTControlCharacters(out));
-      if (m) {
-        clearTimeout(timer);
-        resolveUrl(m[1]);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}; stderr: ${err}`));
-    });
-  });
+  const watch = watchServer(child, 15_000);
+  const url = await watch.ready;
   return {
     child,
     url,
-    stdout: () => out,
-    stderr: () => err,
+    stdout: watch.stdout,
+    stderr: watch.stderr,
     async stop() {
       if (child.exitCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
