@@ -7,20 +7,25 @@ import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
 import { type LoadedConfig, loadConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
-import type { BusEvent, Services } from './core/context.ts';
+import type { BusEvent, EventBus, Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
+import { ServerContributions } from './core/server-contributions.ts';
+import { watchTargets } from './core/watch.ts';
 import { AuditWriter } from './observe/audit.ts';
 import { BatchQueue } from './observe/batch.ts';
 import { InProcessBus, Ring } from './observe/events.ts';
+import { isoTime } from './observe/iso-time.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
 import { outwardEvent } from './observe/redact.ts';
 import { PolicyEngine } from './policy/middleware.ts';
+import { type ScaleOut, scaleOut } from './scale-out.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
+import { type RunningSource, SOURCES } from './sources/index.ts';
 import type { Store } from './store/contract.ts';
 import { SqliteStore } from './store/sqlite.ts';
 
@@ -31,8 +36,17 @@ export interface HubOptions {
   logger?: Logger;
   /** Use this store instead of the configured one (tests). */
   store?: Store;
+  /** A Redis URL that overrides `[store]` (`serve --store redis://…`); the prefix still comes from `[store]`. */
+  storeUrl?: string;
   /** Extra handler module folders (absolute or relative to cwd). */
   handlerPaths?: string[];
+  /** Re-read the config files when they change (servers); one-shot CLI commands leave it off. */
+  watchConfig?: boolean;
+  /**
+   * On a Redis store, register this process in the shared instance list and keep its lease alive (`serve` does;
+   * a one-shot CLI command does not, so it does not come and go in everyone's `system.get_state`).
+   */
+  announce?: boolean;
 }
 
 export interface Hub {
@@ -42,8 +56,14 @@ export interface Hub {
   config: LiveConfig;
   /** Handler modules loaded at start, with their errors. */
   modules: ModuleReport[];
+  /** Run-time sources (upstream servers, plugins, scripts, agents) by name. */
+  sources: Map<string, RunningSource>;
+  /** Resolves once every source's first discovery settled. */
+  ready(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
   policy: PolicyEngine;
+  /** Present when the store is Redis: what several instances behind one address share (docs/scale-out.md). */
+  scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;
   /** Write queued events and audit records now (they are otherwise batched for up to BATCH_MS). */
@@ -52,18 +72,41 @@ export interface Hub {
 }
 
 /** Open the configured store of a project without starting a hub (for `token` and `audit` commands). */
-export function openProjectStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Store {
+export async function openProjectStore(cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<Store> {
   const { config } = loadConfig(resolve(cwd), env);
-  return openStore(resolve(cwd), config.store.path);
+  return openStore(resolve(cwd), config.store);
 }
 
-function openStore(cwd: string, path: string): Store {
-  const file = isAbsolute(path) ? path : resolve(cwd, path);
+/** The configured store: the SQLite file (default), or Redis when `[store] kind = "redis"` or `--store redis://…`. */
+async function openStore(cwd: string, cfg: Config['store'], url?: string): Promise<Store> {
+  if (url !== undefined || cfg.kind === 'redis') {
+    const { RedisStore } = await import('./store/redis.ts');
+    return RedisStore.open({ url: url ?? cfg.url, prefix: cfg.prefix });
+  }
+  const file = isAbsolute(cfg.path) ? cfg.path : resolve(cwd, cfg.path);
   mkdirSync(dirname(file), { recursive: true });
   // Created owner-only (the WAL and shared-memory files take the database file's mode): it holds token hashes,
   // the task board and the audit trail.
   if (!existsSync(file)) closeSync(openSync(file, 'a', 0o600));
   return SqliteStore.open(file);
+}
+
+/**
+ * Watch the user and project config files; an edit applies at once (servers come and go), an invalid edit is
+ * logged and changes nothing.
+ */
+async function watchConfigFiles(config: LiveConfig, logger: Logger): Promise<() => Promise<void>> {
+  return watchTargets([config.files.project, config.files.user], {
+    depthBelow: 0,
+    onChange: (file) => {
+      try {
+        config.reload();
+        logger.info({ file }, 'configuration reloaded');
+      } catch (err) {
+        logger.error({ file, err: (err as Error).message }, 'configuration edit ignored: it is invalid');
+      }
+    },
+  });
 }
 
 export async function createHub(opts: HubOptions): Promise<Hub> {
@@ -73,9 +116,12 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const loaded: LoadedConfig = loadConfig(cwd, env);
   const config = new LiveConfig(loaded, env);
   const cfg = config.get();
-  const store: Store = opts.store ?? openStore(cwd, cfg.store.path);
+  const store: Store = opts.store ?? (await openStore(cwd, cfg.store, opts.storeUrl));
   const registry = new Registry();
-  const bus = new InProcessBus();
+  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  // Scale-out: with a Redis store the bus, the limits and the breakers are shared by every instance on the prefix.
+  const scale = store.kind === 'redis' ? await scaleOut(store, instanceId, logger) : undefined;
+  const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
   const metrics = new CallMetrics();
   const health = new Health();
   const features = new Features();
@@ -89,7 +135,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
           await flushAll();
           // Merge stored hub events with in-memory calls by time; calls carry seq 0 (they are not stored).
           const stored = await store.events.recent(n);
-          const calls = recentCalls.last(n).map((event) => ({ seq: 0, event: outwardEvent(event) }));
+          // On Redis every instance's recent calls are in the bus stream; otherwise in this process's ring.
+          const calls = scale
+            ? (await scale.bus.recentCalls(n)).map((event) => ({ seq: 0, event }))
+            : recentCalls.last(n).map((event) => ({ seq: 0, event: outwardEvent(event) }));
           return [...stored, ...calls].sort((a, b) => String(a.event.at).localeCompare(String(b.event.at))).slice(-n);
         },
       }),
@@ -108,13 +157,14 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     store: readYourWrites,
     bus,
     logger,
-    instanceId: `${process.pid}-${randomUUID().slice(0, 8)}`,
+    instanceId,
     projectDir: cwd,
     startedAt: new Date(),
     metrics,
     config,
     health,
     features,
+    servers: new ServerContributions(),
   };
   const pipeline = new Pipeline(services);
   // SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics.
@@ -143,11 +193,11 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       transport: state.req.transport,
       requestId: state.ctx.requestId,
       durationMs: Math.round(ms * 1000) / 1000,
-      at: new Date().toISOString(),
+      at: isoTime(Date.now()),
     });
   });
-  const policy = new PolicyEngine(services);
-  const prom = new PromMetrics(() => policy.breakers.all());
+  const policy = new PolicyEngine(services, scale?.policy);
+  const prom = new PromMetrics(() => policy.breakerViews());
   const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
   flushAll = async () => {
     await Promise.all([flushEvents(), audit.flush()]);
@@ -163,7 +213,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   }
   await audit.prune();
   health.register('breakers', () => {
-    const open = Object.entries(policy.breakers.all()).filter(([, b]) => b.state !== 'closed');
+    const open = Object.entries(policy.breakerViews()).filter(([, b]) => b.state !== 'closed');
     return open.length
       ? { status: 'degraded', detail: `circuit ${open.map(([n, b]) => `${n} ${b.state}`).join(', ')}` }
       : { status: 'healthy', detail: 'all circuits closed' };
@@ -187,24 +237,38 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     }
   });
   const flushEvents = () => eventQueue.flush();
-  const unsubscribeLog = bus.subscribe((event) => {
+  // The log hears this instance's events only: each instance stores what it published (on Redis, other
+  // instances' events are in the shared log and stream already).
+  const unsubscribeLog = (scale ? scale.bus.subscribeLocal.bind(scale.bus) : bus.subscribe.bind(bus))((event) => {
     if (retain === 0) return;
     if (event.type === 'call') {
-      recentCalls.push(event);
+      if (!scale) recentCalls.push(event);
       return;
     }
     eventQueue.push(event);
   });
-  health.register('store', async () =>
-    (await store.ping())
-      ? { status: 'healthy', detail: store.kind }
-      : { status: 'unhealthy', detail: `${store.kind} store does not answer` },
-  );
+  health.register('store', async () => {
+    if (await store.ping()) return { status: 'healthy', detail: store.kind };
+    // Several instances on Redis: an instance without Redis still answers what needs no shared state.
+    return scale
+      ? {
+          status: 'degraded',
+          detail: 'redis store does not answer: calls that need shared state fail with UNAVAILABLE until it is back',
+        }
+      : { status: 'unhealthy', detail: `${store.kind} store does not answer` };
+  });
+  const stopPresence = scale && opts.announce ? scale.presence(services) : async () => {};
   registry.onChange((kind) => bus.publish({ type: 'registry.changed', kind, at: new Date().toISOString() }));
 
   const stopBuiltins = registerBuiltins(services);
   const paths = [...cfg.handlers.paths, ...(opts.handlerPaths ?? [])].map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
   const modules = await loadHandlerModules(paths, registry, logger);
+  const stopWatching = opts.watchConfig ? await watchConfigFiles(config, logger) : () => {};
+  const sources = new Map<string, RunningSource>();
+  for (const load of SOURCES) {
+    const source = await load();
+    sources.set(source.name, await source.start({ services, pipeline, env }));
+  }
 
   return {
     cwd,
@@ -212,14 +276,24 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     pipeline,
     config,
     modules,
+    sources,
+    ready: async () => {
+      await Promise.all([...sources.values()].map((s) => s.ready));
+    },
     policy,
+    scale,
     metrics: prom,
     flush: () => flushAll(),
     async close() {
+      await stopWatching();
+      for (const source of [...sources.values()].reverse()) await source.stop();
+      await stopPresence();
       stopBuiltins();
       unsubscribeLog();
       await audit.close();
       await flushEvents();
+      await bus.close?.();
+      await scale?.sessions.close();
       await store.close();
     },
   };

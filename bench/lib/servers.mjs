@@ -55,6 +55,14 @@ export function serverDefs(project, nodeFlags = [], root = ROOT) {
         ],
       ],
     },
+    // The `switchboard` command as npx and agents' stdio configs run it: the launcher in bin/switchboard.js starts
+    // `serve` from the startup snapshot (dist/switchboard.blob).
+    'switchboard-cmd': {
+      label: 'switchboard command (startup snapshot)',
+      tool: 'echo',
+      env: sbEnv,
+      stdio: [BIN, ['--cwd', project, 'serve', '--handlers', BENCH_HANDLERS]],
+    },
     'switchboard-ts': {
       label: 'switchboard (TS fixture handlers via tsx)',
       tool: 'fixture__echo',

@@ -30,7 +30,7 @@ export async function audit(opts: {
   const limit = opts.limit === undefined ? 100 : Number(opts.limit);
   if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
     throw new CliError(`--limit must be an integer from 1 to 10000; got '${opts.limit}'.`, 2);
-  const store = openProjectStore(opts.cwd);
+  const store = await openProjectStore(opts.cwd);
   try {
     const records = await store.audit.query({
       ...(opts.since ? { since: parseSince(opts.since) } : {}),

@@ -13,6 +13,12 @@ const cmd = {
   token: () => import('./token.ts'),
   audit: () => import('./audit.ts'),
   stats: () => import('./stats.ts'),
+  mcp: () => import('./mcp.ts'),
+  hook: () => import('./hook.ts'),
+  vcr: () => import('./vcr.ts'),
+  install: () => import('./install.ts'),
+  agents: () => import('./agents.ts'),
+  sessions: () => import('./sessions.ts'),
 };
 
 export function buildProgram(): Command {
@@ -37,9 +43,13 @@ export function buildProgram(): Command {
     .option('--handlers <dir...>', 'extra folders of handler modules to load')
     .option('--only <glob...>', 'expose only capabilities matching these globs (e.g. "task.*" "system.health")')
     .option('--except <glob...>', 'hide capabilities matching these globs')
+    .option(
+      '--store <url>',
+      'share state through Redis (redis://host:port) instead of the SQLite file; see docs/scale-out.md',
+    )
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777',
+      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
     )
     .action(async (o) =>
       (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }),
@@ -119,6 +129,159 @@ export function buildProgram(): Command {
     .option('--token <token>', 'bearer token (default: $SWITCHBOARD_TOKEN)')
     .option('--json', 'print JSON')
     .action(async (o) => (await cmd.stats()).stats(o));
+
+  const collect = (v: string, prev: string[] = []) => [...prev, v];
+  const mcp = program
+    .command('mcp')
+    .description('Manage the upstream MCP servers Switchboard aggregates (their tools appear as server__tool).');
+  mcp
+    .command('add')
+    .description('Add a server: a command after -- (stdio) or a URL (-u; Streamable HTTP unless -t sse).')
+    .argument('<name>', 'server name (1-64 of A-Z a-z 0-9 _ -); its tools become <name>__<tool>')
+    .argument('[command...]', 'the command and its arguments, after --')
+    .option('-t, --transport <kind>', 'stdio | http | sse (default: stdio for a command, http for a URL)')
+    .option('-u, --url <url>', 'URL of a remote server')
+    .option('-H, --header <header>', 'HTTP header "Key: Value" (repeatable; ${VAR} expands at connect)', collect)
+    .option('-e, --env <pair>', 'environment variable KEY=VALUE for the child (repeatable)', collect)
+    .option('--timeout <ms>', 'per-call timeout in milliseconds (progress extends it)')
+    .option('--user', 'add to the user scope (~/.switchboard/config.toml) instead of the project')
+    .option('--scope <scope>', 'project (default) or user')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add api -u https://mcp.example.com/api -H "Authorization: Bearer ${MCP_API_TOKEN}"\n  switchboard mcp add legacy -t sse -u https://old.example.com/sse --user',
+    )
+    .action(async (name, command, o) => (await cmd.mcp()).mcpAdd(name, command, { cwd: cwd(), ...o }));
+  mcp
+    .command('remove')
+    .description('Remove a server from its scope.')
+    .argument('<name>', 'server name')
+    .option('--scope <scope>', 'project or user (needed when the name is in both)')
+    .action(async (name, o) => (await cmd.mcp()).mcpRemove(name, { cwd: cwd(), ...o }));
+  mcp
+    .command('list')
+    .description('List configured servers; --status connects to each and shows its state, tool count and round trip.')
+    .option('--scope <scope>', 'only project or only user')
+    .option('--status', 'connect and report connected / failed (with the reason), tools and milliseconds')
+    .option('--json', 'print JSON')
+    .action(async (o) => (await cmd.mcp()).mcpList({ cwd: cwd(), ...o }));
+  mcp
+    .command('get')
+    .description('Show one server as configured (secrets in env and headers masked).')
+    .argument('<name>', 'server name')
+    .option('--json', 'print JSON')
+    .action(async (name, o) => (await cmd.mcp()).mcpGet(name, { cwd: cwd(), ...o }));
+  mcp
+    .command('import')
+    .description("Copy another client's MCP servers into Switchboard (names already present are skipped).")
+    .argument('[file]', "the file to read (default: the client's usual files)")
+    .requiredOption('--from <client>', 'claude-code | codex | gemini')
+    .option('--user', 'import into the user scope instead of the project')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      '\nReads: claude-code .mcp.json and ~/.claude.json; codex ~/.codex/config.toml; gemini .gemini/settings.json.',
+    )
+    .action(async (file, o) => (await cmd.mcp()).mcpImport(file, { cwd: cwd(), ...o }));
+  // Coding-agent hook events. One subcommand per kind of answer; each reads the event JSON on stdin.
+  const hook = program
+    .command('hook')
+    .description("Run as a coding agent's hook command (Claude Code settings.json hooks); reads the event on stdin.");
+  const hookOptions = () => ({ cwd: cwd(), cwdGiven: program.getOptionValueSource('cwd') === 'cli' });
+  hook
+    .command('dispatch')
+    .description(
+      'Run the plugin hooks whose event matches (default Stop and SubagentStop); a failing check answers {"decision":"block","reason":…}.',
+    )
+    .addHelpText(
+      'after',
+      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx switchboard hook dispatch"}]}]}}',
+    )
+    .action(async () => (await cmd.hook()).hookDispatch(hookOptions()));
+  const vcr = program.command('vcr').description('Record and replay script runs (VCR cassettes).');
+  vcr
+    .command('replay')
+    .description(
+      "Replay a cassette recorded with SWITCHBOARD_VCR_CASSETTE=FILE against this project's scripts; no command runs. Exits 1 on the first difference.",
+    )
+    .argument('<file>', 'the cassette (YAML)')
+    .action(async (file) => (await cmd.vcr()).vcrReplay(file, { cwd: cwd() }));
+
+  hook
+    .command('user-prompt-submit')
+    .description('UserPromptSubmit: route /name of a compiled script to mcp__switchboard__script__start.')
+    .action(async () => (await cmd.hook()).userPromptSubmit(hookOptions()));
+  hook
+    .command('pre-tool-use')
+    .description('PreToolUse (matcher "Skill"): deny running a compiled script as a skill; say to use script__start.')
+    .action(async () => (await cmd.hook()).preToolUse(hookOptions()));
+
+  program
+    .command('install')
+    .description('Connect an agent to Switchboard.')
+    .argument('<agent>', 'claude-code')
+    .addOption(
+      new Option('--scope <scope>', 'project (.mcp.json, .claude/) or user (~/.claude.json, ~/.claude/)')
+        .choices(['project', 'user'])
+        .default('project'),
+    )
+    .action(async (agent, o) => (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope }));
+  program
+    .command('uninstall')
+    .description('Remove what `switchboard install` added.')
+    .argument('<agent>', 'claude-code')
+    .addOption(new Option('--scope <scope>', 'project or user').choices(['project', 'user']).default('project'))
+    .action(async (agent, o) => (await cmd.install()).uninstall(agent, { cwd: cwd(), scope: o.scope }));
+  const agents = program.command('agents').description('Sub-agents: run a turn, list definitions.');
+  agents
+    .command('run')
+    .description('Run a turn of an agent with a live view of its events; the answer goes to stdout.')
+    .argument('<agent>', 'an agent from .switchboard/agents/')
+    .argument('<prompt...>', 'what to ask')
+    .option('-s, --session <name>', 'session name (default: <agent>-<time>); an existing session is resumed')
+    .option('--provider <provider>', 'claude-cli, anthropic or openai (default: the agent’s, then [agents])')
+    .option('--model <model>', 'model to use')
+    .option('--max-tokens <n>', 'max tokens per model call')
+    .option('--builtins', "give the agent Switchboard's own tools (API providers)")
+    .option('-q, --quiet', 'no live view, only the answer')
+    .option('--json', 'print the whole result as JSON')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  switchboard agents run reviewer "Review src/serve for error handling"\n  switchboard agents run reviewer --session rev-1 "Now the tests"',
+    )
+    .action(async (agent, prompt, o) => (await cmd.agents()).agentsRun(agent, prompt, { cwd: cwd(), ...o }));
+  agents
+    .command('list')
+    .description('List agent definitions (broken ones with their path and problem).')
+    .option('--json', 'print JSON')
+    .action(async (o) => (await cmd.agents()).agentsList({ cwd: cwd(), ...o }));
+
+  const sessions = program.command('sessions').description('Read and clean sub-agent sessions.');
+  sessions
+    .command('list')
+    .description('List sessions with status, provider and usage.')
+    .option('--json', 'print JSON')
+    .action(async (o) => (await cmd.sessions()).sessionsList({ cwd: cwd(), ...o }));
+  sessions
+    .command('show')
+    .description('Show a session: agent, provider, usage and its last result.')
+    .argument('<session>', 'session name')
+    .option('--json', 'print JSON')
+    .action(async (name, o) => (await cmd.sessions()).sessionsShow(name, { cwd: cwd(), ...o }));
+  sessions
+    .command('tail')
+    .description("Print a session's transcript events; --follow keeps printing while a turn runs.")
+    .argument('<session>', 'session name')
+    .option('-n, --lines <n>', 'how many recent events to print first (default 20)')
+    .option('-f, --follow', 'print new events until the turn ends')
+    .option('--json', 'print raw JSON lines')
+    .action(async (name, o) => (await cmd.sessions()).sessionsTail(name, { cwd: cwd(), ...o }));
+  sessions
+    .command('clean')
+    .description('Delete a session, or every session with --all (running sessions are kept).')
+    .argument('[session]', 'session name')
+    .option('--all', 'delete every session')
+    .option('--json', 'print JSON')
+    .action(async (name, o) => (await cmd.sessions()).sessionsClean(name, { cwd: cwd(), ...o }));
 
   return program;
 }

@@ -13,6 +13,8 @@ export interface ServeOptions {
   handlers?: string[];
   only?: string[];
   except?: string[];
+  /** A Redis URL: share state with other instances (docs/scale-out.md). */
+  store?: string;
 }
 
 function parsePort(value: string | undefined): number | undefined {
@@ -28,9 +30,20 @@ export async function serve(opts: ServeOptions): Promise<void> {
   for (const dir of opts.handlers ?? []) {
     if (!existsSync(dir)) throw new CliError(`--handlers ${dir}: no such folder.`, 2);
   }
+  if (opts.store !== undefined && !/^rediss?:\/\/\S+$/.test(opts.store))
+    throw new CliError(
+      `--store must be a Redis URL such as redis://127.0.0.1:6379, got '${opts.store}'. Without --store the SQLite file of [store] path is used.`,
+      2,
+    );
   const exposure = opts.only || opts.except ? { allow: opts.only ?? [], deny: opts.except ?? [] } : undefined;
   // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
-  const hub = await createHub({ cwd: opts.cwd, handlerPaths: opts.handlers });
+  const hub = await createHub({
+    cwd: opts.cwd,
+    handlerPaths: opts.handlers,
+    watchConfig: true,
+    announce: true,
+    storeUrl: opts.store,
+  });
   if (!opts.http) {
     const { serveMcpStdio } = await import('../serve/mcp-stdio.ts');
     const stdio = serveMcpStdio(hub, { exposure });

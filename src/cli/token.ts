@@ -27,7 +27,7 @@ export async function tokenCreate(
   if (RESERVED.has(name)) throw new CliError(`'${name}' names a built-in caller; choose another token name.`, 2);
   const roles = parseRoles(opts.roles);
   const expiresAt = opts.expires ? new Date(Date.now() + parseDuration(opts.expires)).toISOString() : null;
-  const store = openProjectStore(opts.cwd);
+  const store = await openProjectStore(opts.cwd);
   try {
     const token = generateToken();
     const record = await store.tokens.create({ name, hash: hashToken(token), roles, expiresAt });
@@ -44,7 +44,7 @@ export async function tokenCreate(
 }
 
 export async function tokenList(opts: { cwd: string; json?: boolean }): Promise<void> {
-  const store = openProjectStore(opts.cwd);
+  const store = await openProjectStore(opts.cwd);
   try {
     const now = Date.now();
     const tokens = (await store.tokens.list()).map((t) => ({
@@ -77,7 +77,7 @@ export async function tokenList(opts: { cwd: string; json?: boolean }): Promise<
 }
 
 export async function tokenRevoke(name: string, opts: { cwd: string }): Promise<void> {
-  const store = openProjectStore(opts.cwd);
+  const store = await openProjectStore(opts.cwd);
   try {
     if (!(await store.tokens.revoke(name)))
       throw new CliError(`No token named '${name}'. List them with: switchboard token list`, 1);

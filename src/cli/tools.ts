@@ -30,6 +30,8 @@ export async function toolsList(opts: { cwd: string; json?: boolean; url?: strin
     await client.close();
   } else {
     const hub = await createHub({ cwd: opts.cwd, logger: createLogger('silent') });
+    // The list is complete once every upstream server has connected (or failed).
+    await hub.ready();
     tools = hub.services.registry.list(CLI_PRINCIPAL).map((e) => e.tool);
     for (const m of hub.modules) if (!m.ok) process.stderr.write(`warning: handler module ${m.file}: ${m.error}\n`);
     await hub.close();
@@ -57,6 +59,8 @@ export async function toolsCall(
   } else {
     const hub = await createHub({ cwd: opts.cwd, logger: createLogger(process.env.SWITCHBOARD_LOG_LEVEL ?? 'warn') });
     try {
+      // A tool not known yet may belong to an upstream server that is still connecting.
+      if (!hub.services.registry.get(name)) await hub.ready();
       result = toCallToolResult(await hub.pipeline.call({ principal: CLI_PRINCIPAL, name, input, transport: 'cli' }));
     } finally {
       await hub.close();

@@ -7,7 +7,15 @@ import mergePatch from 'json-merge-patch';
 import { stringify } from 'smol-toml';
 import type { ConfigAccess } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { expandAll, type LoadedConfig, mergeConfig, type Raw, validateConfig } from './load.ts';
+import {
+  type ConfigFiles,
+  expandAll,
+  type LoadedConfig,
+  mergeConfig,
+  type Raw,
+  readToml,
+  validateConfig,
+} from './load.ts';
 import type { Config } from './schema.ts';
 
 const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -18,6 +26,7 @@ export class LiveConfig implements ConfigAccess {
   /** The raw (unexpanded) configuration in effect: user + project at start, then every applied change. */
   private runtimeRaw: Raw;
   readonly projectFile: string;
+  readonly files: ConfigFiles;
   private readonly listeners = new Set<(config: Record<string, unknown>) => void>();
 
   constructor(
@@ -28,6 +37,22 @@ export class LiveConfig implements ConfigAccess {
     this.projectRaw = loaded.projectRaw;
     this.runtimeRaw = mergeConfig(loaded.userRaw, loaded.projectRaw);
     this.projectFile = loaded.files.project;
+    this.files = loaded.files;
+  }
+
+  /**
+   * Re-read both files after someone edited them (the hub watches them). An invalid edit throws and changes
+   * nothing: the configuration in effect stays until the file is fixed.
+   */
+  reload(): Config {
+    const userRaw = readToml(this.files.user);
+    const projectRaw = readToml(this.files.project);
+    const merged = mergeConfig(userRaw, projectRaw);
+    const config = validateConfig(expandAll(merged, '', this.env), `${this.files.user} + ${this.files.project}`);
+    this.projectRaw = projectRaw;
+    this.runtimeRaw = merged;
+    this.apply(config);
+    return config;
   }
 
   get(): Config {

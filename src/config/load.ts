@@ -73,13 +73,25 @@ export function expandString(value: string, field: string, env: NodeJS.ProcessEn
   });
 }
 
-/** Expand variables in every string of a config tree. */
+/**
+ * Sections whose strings keep their `${VAR}` references at load time: each upstream server expands its own when it
+ * connects, so one server's missing variable fails that server alone, and secrets never sit in the live config.
+ */
+export const DEFERRED_EXPANSION = new Set(['servers']);
+
+/** Expand variables in every string of a config tree (except the deferred sections at its root). */
 export function expandAll(value: unknown, field = '', env: NodeJS.ProcessEnv = process.env): unknown {
   if (typeof value === 'string') return expandString(value, field || '(root)', env);
-  if (Array.isArray(value)) return value.map((v, i) => expandAll(v, `${field}[${i}]`, env));
+  if (Array.isArray(value))
+    return value.map((v, i) => {
+      // Named tables (`[[servers]]`) are named by their name in messages: `servers.remote-api.headers.X`.
+      const at = isPlain(v) && typeof v.name === 'string' ? `.${v.name}` : `[${i}]`;
+      return expandAll(v, `${field}${at}`, env);
+    });
   if (isPlain(value)) {
     const out: Raw = {};
-    for (const [k, v] of Object.entries(value)) out[k] = expandAll(v, field ? `${field}.${k}` : k, env);
+    for (const [k, v] of Object.entries(value))
+      out[k] = !field && DEFERRED_EXPANSION.has(k) ? v : expandAll(v, field ? `${field}.${k}` : k, env);
     return out;
   }
   return value;

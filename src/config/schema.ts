@@ -40,6 +40,73 @@ export const ExposeSchema = z
   })
   .strict();
 
+/** Upstream server names: they become the first segment of tool names (`filesystem__read_file`). */
+export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const GlobListSchema = z
+  .object({
+    allow: z.array(z.string().min(1)).default([]),
+    deny: z.array(z.string().min(1)).default([]),
+  })
+  .strict();
+
+/**
+ * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
+ * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
+ * connects, so one server's missing variable fails that server alone.
+ */
+export const ServerSchema = z
+  .object({
+    name: z
+      .string()
+      .regex(SERVER_NAME, 'expected 1-64 characters of A-Z a-z 0-9 _ - (it becomes the tool name prefix)'),
+    command: z.string().min(1).optional(),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).default({}),
+    cwd: z.string().optional(),
+    url: z.string().min(1).optional(),
+    headers: z.record(z.string(), z.string()).default({}),
+    transport: z.enum(['stdio', 'http', 'sse']).optional(),
+    enabled: z.boolean().default(true),
+    /** Per-call timeout; progress notifications from the server extend it. */
+    timeout_ms: z.number().int().min(1).default(60_000),
+    /** How long connecting and listing may take before the server counts as failed (and is retried). */
+    startup_timeout_ms: z.number().int().min(1).default(30_000),
+    /** Globs over the server's own tool names; deny wins over allow; empty allow means all. */
+    tools: GlobListSchema.default({ allow: [], deny: [] }),
+    /** Roles that may see and call this server's tools, resources and prompts (empty: everyone). */
+    roles: z.array(z.string()).default([]),
+  })
+  .strict()
+  .superRefine((s, ctx) => {
+    if (s.command && s.url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['url'],
+        message: `server '${s.name}' has both command and url: give command (+ args, env, cwd) for a stdio server or url (+ headers, transport) for a remote one`,
+      });
+    if (!s.command && !s.url)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message: `server '${s.name}' needs either command (a stdio server) or url (a Streamable HTTP or SSE server)`,
+      });
+    if (s.command && s.transport && s.transport !== 'stdio')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transport'],
+        message: `server '${s.name}' runs a command, so its transport is stdio, not ${s.transport}`,
+      });
+    if (s.url && s.transport === 'stdio')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['transport'],
+        message: `server '${s.name}' has a url, so its transport is http or sse, not stdio`,
+      });
+  });
+
+export type ServerConfig = z.output<typeof ServerSchema>;
+
 export const POLICY_DEFAULTS = {
   timeout_ms: 30_000,
   breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
@@ -71,6 +138,83 @@ const PolicySchema = z
   })
   .strict();
 
+/** `[agents.providers.claude-cli]`: the `claude` binary run per turn. */
+const ClaudeCliProviderSchema = z
+  .object({
+    /** The command; a bare name is looked up on PATH and in the project's and Switchboard's node_modules/.bin. */
+    command: z.string().min(1).default('claude'),
+    /** `--permission-mode` for headless turns (nobody can answer a permission prompt in `-p` mode). */
+    permission_mode: z
+      .enum(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto'])
+      .default('bypassPermissions'),
+    /** Extra environment for the child (`${VAR}` expands); ANTHROPIC_* and CLAUDE_* of the hub pass through. */
+    env: z.record(z.string(), z.string()).default({}),
+    /** Default model (`--model`); unset lets claude choose. */
+    model: z.string().min(1).optional(),
+  })
+  .strict();
+
+/** `[agents.providers.anthropic]` / `[agents.providers.openai]`: a model API reached over HTTP. */
+const ApiProviderSchema = (defaultModel: string) =>
+  z
+    .object({
+      /** The key; when unset the provider's environment variable is read (never tool input). */
+      api_key: z.string().min(1).optional(),
+      /** Base URL; when unset the provider's `*_BASE_URL` variable, else the public endpoint. */
+      base_url: z.string().url().optional(),
+      model: z.string().min(1).default(defaultModel),
+    })
+    .strict();
+
+const AGENTS_DEFAULTS = {
+  default_provider: 'claude-cli' as const,
+  max_tokens: 4096,
+  max_model_calls: 50,
+  turn_timeout_ms: 1_800_000,
+  sync_timeout_ms: 600_000,
+  max_running: 20,
+  max_output_chars: 20_000,
+  builtins: true,
+  shell: true,
+  providers: {
+    'claude-cli': { command: 'claude', permission_mode: 'bypassPermissions' as const, env: {} },
+    anthropic: { model: 'claude-sonnet-5' },
+    openai: { model: 'gpt-5.4' },
+  },
+};
+
+/** `[agents]`: sub-agent sessions (see docs/agents.md). */
+const AgentsSchema = z
+  .object({
+    /** Provider when neither the call nor the agent definition names one. */
+    default_provider: z.enum(['claude-cli', 'anthropic', 'openai']).default('claude-cli'),
+    /** Default max tokens per model call on the API providers. */
+    max_tokens: z.number().int().min(1).default(4096),
+    /** Model calls one turn may make on the API providers before it stops (a tool loop that never ends). */
+    max_model_calls: z.number().int().min(1).max(1000).default(50),
+    /** A turn (every provider) is cancelled after this long. */
+    turn_timeout_ms: z.number().int().min(1000).default(1_800_000),
+    /** Time limit of a synchronous agent__start / agent__resume call; longer runs belong to `async`. */
+    sync_timeout_ms: z.number().int().min(1000).default(600_000),
+    /** Turns that may run at once in this process; more are refused with RATE_LIMITED. */
+    max_running: z.number().int().min(1).default(20),
+    /** Final texts longer than this are cut in tool results (the transcript keeps everything). */
+    max_output_chars: z.number().int().min(100).default(20_000),
+    /** Whether `enable_builtins` may be used at all. */
+    builtins: z.boolean().default(true),
+    /** Whether `builtin_config.enable_shell` may be used at all. */
+    shell: z.boolean().default(true),
+    providers: z
+      .object({
+        'claude-cli': ClaudeCliProviderSchema.default(AGENTS_DEFAULTS.providers['claude-cli']),
+        anthropic: ApiProviderSchema('claude-sonnet-5').default(AGENTS_DEFAULTS.providers.anthropic),
+        openai: ApiProviderSchema('gpt-5.4').default(AGENTS_DEFAULTS.providers.openai),
+      })
+      .strict()
+      .default(AGENTS_DEFAULTS.providers),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     server: z
@@ -83,6 +227,8 @@ export const ConfigSchema = z
           .int()
           .min(1024)
           .default(4 * 1024 * 1024),
+        /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
+        page_size: z.number().int().min(1).max(10_000).default(500),
         /** Extra Host names accepted besides the loopback names and the bound host. */
         allowed_hosts: z.array(z.string()).default([]),
         /** Extra browser Origins accepted (exact origins like `https://app.example.com`). */
@@ -93,17 +239,31 @@ export const ConfigSchema = z
         host: '127.0.0.1',
         port: 7777,
         max_body_bytes: 4 * 1024 * 1024,
+        page_size: 500,
         allowed_hosts: [],
         allowed_origins: [],
       }),
     store: z
       .object({
-        kind: z.enum(['sqlite']).default('sqlite'),
-        /** Relative to the project directory. */
+        /** `sqlite`: one file on this machine; `redis`: shared by several instances (docs/scale-out.md). */
+        kind: z.enum(['sqlite', 'redis']).default('sqlite'),
+        /** Relative to the project directory (sqlite). */
         path: z.string().default('.switchboard/state.db'),
+        /** The Redis server (redis). */
+        url: z
+          .string()
+          .regex(/^rediss?:\/\/\S+$/, 'expected a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379')
+          .default('redis://127.0.0.1:6379'),
+        /** Prepended to every Redis key: instances that serve one deployment share it, others must not. */
+        prefix: z.string().min(1).max(100).default('switchboard:'),
       })
       .strict()
-      .default({ kind: 'sqlite', path: '.switchboard/state.db' }),
+      .default({
+        kind: 'sqlite',
+        path: '.switchboard/state.db',
+        url: 'redis://127.0.0.1:6379',
+        prefix: 'switchboard:',
+      }),
     handlers: z
       .object({
         /** Folders of handler modules (`*.ts`, `*.js`, `*.mjs`), relative to the project directory. */
@@ -111,6 +271,21 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ paths: ['.switchboard/handlers'] }),
+    plugins: z
+      .object({
+        /** Extra plugin folders (a plugin, or a folder of plugins), relative to the project directory. */
+        paths: z.array(z.string().min(1)).default([]),
+        /** When non-empty, only these plugins load (by manifest name or folder name). */
+        enabled: z.array(z.string().min(1)).default([]),
+        /** These plugins never load. */
+        disabled: z.array(z.string().min(1)).default([]),
+        /** Re-read manifests when one changes, and update the catalog. */
+        watch: z.boolean().default(true),
+        /** Hook run records older than this many days are pruned (task.metrics looks back 30 days at most). 0 keeps all. */
+        retention_days: z.number().min(0).default(90),
+      })
+      .strict()
+      .default({ paths: [], enabled: [], disabled: [], watch: true, retention_days: 90 }),
     policy: PolicySchema.default(POLICY_DEFAULTS),
     audit: z
       .object({
@@ -124,6 +299,22 @@ export const ConfigSchema = z
       .strict()
       .default({ enabled: true, retention_days: 30, max_input_bytes: 4096 }),
     expose: ExposeSchema.default({ allow: [], deny: [] }),
+    /** Upstream MCP servers, aggregated as `server__tool` (user and project scope merge by name; project wins). */
+    servers: z
+      .array(ServerSchema)
+      .default([])
+      .superRefine((servers, ctx) => {
+        const seen = new Set<string>();
+        for (const [i, s] of servers.entries()) {
+          if (seen.has(s.name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'name'],
+              message: `server '${s.name}' is defined twice in one file; remove one of them`,
+            });
+          seen.add(s.name);
+        }
+      }),
     system: z
       .object({
         /** An instance that sends no heartbeat for this long expires and its tasks return to pending. */
@@ -138,6 +329,31 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ retain: 1000 }),
+    scripts: z
+      .object({
+        /** Serve the script tools and the NL scripts as prompts. */
+        enabled: z.boolean().default(true),
+        /** Time limit of one shell auto step (it is killed with its process group after this). */
+        step_timeout_ms: z.number().int().min(100).default(600_000),
+        /** Time limit of one script tool call (all the auto steps it runs before the agent is needed). */
+        call_timeout_ms: z.number().int().min(100).default(1_800_000),
+        /** Cap on one auto step's captured output, in bytes. */
+        max_output_bytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(1024 * 1024),
+        /** Finished runs (and their journals) older than this many days are deleted at start. 0 keeps them. */
+        retention_days: z.number().min(0).default(7),
+      })
+      .strict()
+      .default({
+        enabled: true,
+        step_timeout_ms: 600_000,
+        call_timeout_ms: 1_800_000,
+        max_output_bytes: 1024 * 1024,
+        retention_days: 7,
+      }),
     stdio: z
       .object({
         /** Roles of the stdio caller; `*` means all roles. */
@@ -145,7 +361,9 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ roles: ['*'] }),
+    agents: AgentsSchema.default(AGENTS_DEFAULTS),
   })
   .strict();
 
+export type AgentsConfig = z.output<typeof AgentsSchema>;
 export type Config = z.output<typeof ConfigSchema>;

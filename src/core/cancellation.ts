@@ -2,6 +2,41 @@
 // signal, and an EventTarget per call is a measurable share of the hot path. The real signal is made on first use.
 
 /**
+ * What code that waits on a call needs of its cancellation: whether and why it was aborted, a callback, and a real
+ * AbortSignal for APIs that take one. A {@link Cancellation} is one (its signal made only when read); an AbortSignal
+ * becomes one through {@link watchSignal}.
+ */
+export interface CancelWatch {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  readonly signal: AbortSignal;
+  /** Call `fn` once on abort (at once if already aborted); returns a function that removes it. */
+  onAbort(fn: (reason: unknown) => void): () => void;
+}
+
+/** An AbortSignal as a {@link CancelWatch}. */
+export function watchSignal(signal: AbortSignal): CancelWatch {
+  return {
+    get aborted() {
+      return signal.aborted;
+    },
+    get reason() {
+      return signal.reason;
+    },
+    signal,
+    onAbort(fn) {
+      if (signal.aborted) {
+        fn(signal.reason);
+        return () => {};
+      }
+      const on = () => fn(signal.reason);
+      signal.addEventListener('abort', on, { once: true });
+      return () => signal.removeEventListener('abort', on);
+    },
+  };
+}
+
+/**
  * Aborted by the pipeline on timeout and by a transport on cancel. `signal` is a real AbortSignal, created
  * lazily, so it can be handed to fetch, child processes and anything else that takes one.
  *
@@ -10,7 +45,7 @@
  * setTimeout(() => c.abort(new Error('too slow')), 1000);
  * await fetch(url, { signal: c.signal });
  */
-export class Cancellation {
+export class Cancellation implements CancelWatch {
   aborted = false;
   reason: unknown;
   private controller?: AbortController;
@@ -43,7 +78,8 @@ export class Cancellation {
     this.listeners ??= [];
     this.listeners.push(fn);
     return () => {
-      if (this.listeners) this.listeners = this.listeners.filter((l) => l !== fn);
+      const i = this.listeners?.indexOf(fn) ?? -1;
+      if (i !== -1) this.listeners?.splice(i, 1);
     };
   }
 

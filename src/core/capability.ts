@@ -52,7 +52,7 @@ export function rawResult(
 
 /**
  * Return an MCP result object verbatim over MCP (for example a multi-round-trip `input_required` result).
- * Other transports see its `content`, if any; an `input_required` result fails there with UNAVAILABLE,
+ * Other transports see its `content`, `structuredContent` and `isError`, if any; an `input_required` result fails there with UNAVAILABLE,
  * since only an MCP client can answer it.
  *
  * @example
@@ -60,7 +60,16 @@ export function rawResult(
  */
 export function mcpResult(result: Record<string, unknown>): RawResult {
   const content = Array.isArray(result.content) ? (result.content as ContentBlock[]) : [];
-  return { [RAW]: true, content, mcp: result };
+  const structured = result.structuredContent;
+  return {
+    [RAW]: true,
+    content,
+    ...(structured && typeof structured === 'object'
+      ? { structuredContent: structured as Record<string, unknown> }
+      : {}),
+    ...(result.isError === true ? { isError: true } : {}),
+    mcp: result,
+  };
 }
 
 /** One request a server asks the client to fulfil before it retries the call (SEP-2322). */

@@ -2,8 +2,10 @@
 // and the shared services (store, bus, registry). Transports build it; sources only read it.
 import type { Logger } from 'pino';
 import type { Store } from '../store/contract.ts';
+import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
 import type { Registry } from './registry.ts';
+import type { ServerContributions } from './server-contributions.ts';
 
 export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
 
@@ -80,6 +82,11 @@ export interface McpCallInfo {
    * receives the result from the session's event store. Present only on resumable 2025 HTTP sessions.
    */
   closeStream?: () => void;
+  /**
+   * The `Mcp-Session-Id` of a 2025 Streamable HTTP session: a stable key for per-client state (script stacks).
+   * Absent over stdio (the process is the client) and on stateless 2026-07-28 requests.
+   */
+  sessionId?: string;
 }
 
 export interface CallContext {
@@ -89,6 +96,11 @@ export interface CallContext {
   requestId: string;
   /** Aborted on timeout, client cancel or disconnect. Pass it to everything that can wait. */
   signal: AbortSignal;
+  /**
+   * The same cancellation as `signal`, as a callback: code that only needs to react to it (the upstream proxy's
+   * hot path) uses this and no AbortController is made for the call. Set on every pipeline call.
+   */
+  cancellation?: CancelWatch;
   /** Report progress; forwarded as `notifications/progress` when the client asked for it. */
   progress: (progress: number, total?: number, message?: string) => Promise<void>;
   /** Log to the client (MCP `notifications/message`) and to stderr. */
@@ -120,6 +132,8 @@ export interface Services {
   health: HealthRegistry;
   /** Feature status for `system.capabilities`. */
   features: FeatureRegistry;
+  /** Upstream servers sources bring besides the config file (a plugin's `mcp_servers`). */
+  servers: ServerContributions;
 }
 
 export interface CapabilityMetrics {

@@ -43,3 +43,26 @@ export function toSegment(raw: string): string {
     .replace(/^_|_$/g, '');
   return s || 'unnamed';
 }
+
+/** The order `localeCompare` gives these characters (ICU root collation): punctuation, digits, then letters. */
+const COLLATION = '_-:.0123456789abcdefghijklmnopqrstuvwxyz';
+const RANK = new Map([...COLLATION].map((c, i) => [c, i]));
+const PLAIN = /^[a-z0-9_\-:.]*$/;
+
+/**
+ * Compare names as `a.localeCompare(b)` does, without it for plain names (lower-case letters, digits, `_ - : .`):
+ * the first `localeCompare` of a process initialises ICU collation (~10 ms), which a server's start-up and first
+ * answer should not pay. Other names go to `localeCompare`.
+ *
+ * @example
+ * ['task.list', 'task_x', 'system.health'].sort(compareNames) // ['system.health', 'task_x', 'task.list']
+ */
+export function compareNames(a: string, b: string): number {
+  if (!PLAIN.test(a) || !PLAIN.test(b)) return a.localeCompare(b);
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (RANK.get(a[i]) as number) - (RANK.get(b[i]) as number);
+    if (d) return d;
+  }
+  return a.length - b.length;
+}

@@ -2,7 +2,7 @@
 // The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import { Cancellation } from './cancellation.ts';
+import { Cancellation, type CancelWatch } from './cancellation.ts';
 import { isInputRequired, isRawResult, type RawResult } from './capability.ts';
 import type {
   CallContext,
@@ -149,26 +149,47 @@ export class Pipeline {
   }
 
   private contextFor(req: CallRequest): CallContext {
-    return {
-      principal: req.principal,
-      transport: req.transport,
-      requestId: req.requestId ?? randomUUID(),
-      // Replaced by the call's own lazily created signal in `execute`.
-      signal: undefined as unknown as AbortSignal,
-      progress: req.progress ?? noopAsync,
-      log:
-        req.log ??
-        (async (level, data) => {
-          this.services.logger[level === 'warning' ? 'warn' : level === 'notice' ? 'info' : level](
-            { data },
-            'handler log',
-          );
-        }),
-      client: req.client ?? {},
-      meta: req.meta,
-      ...(req.mcp ? { mcp: req.mcp } : {}),
-      services: this.services,
-    };
+    return new PipelineContext(req, this.services, this.defaultLog);
+  }
+
+  /** Handler logs of calls whose transport has no client to log to go to the hub's logger. */
+  private readonly defaultLog = async (level: LogLevel, data: unknown): Promise<void> => {
+    this.services.logger[level === 'warning' ? 'warn' : level === 'notice' ? 'info' : level]({ data }, 'handler log');
+  };
+}
+
+/**
+ * A call's context. A class rather than a literal so the per-call cost is one object: `signal` is a getter on the
+ * prototype that makes the AbortController only when a handler reads it (`execute` sets the cancellation).
+ */
+class PipelineContext implements CallContext {
+  principal: Principal;
+  transport: TransportKind;
+  requestId: string;
+  cancellation?: CancelWatch;
+  progress: (progress: number, total?: number, message?: string) => Promise<void>;
+  log: (level: LogLevel, data: unknown) => Promise<void>;
+  client: ClientChannel;
+  meta?: Record<string, unknown>;
+  mcp?: McpCallInfo;
+  services: Services;
+
+  constructor(req: CallRequest, services: Services, defaultLog: (level: LogLevel, data: unknown) => Promise<void>) {
+    this.principal = req.principal;
+    this.transport = req.transport;
+    this.requestId = req.requestId ?? randomUUID();
+    this.progress = req.progress ?? noopAsync;
+    this.log = req.log ?? defaultLog;
+    this.client = req.client ?? {};
+    this.meta = req.meta;
+    this.mcp = req.mcp;
+    this.services = services;
+  }
+
+  get signal(): AbortSignal {
+    // Before `execute` (a middleware reading it) there is no call cancellation yet: make it here.
+    this.cancellation ??= new Cancellation();
+    return this.cancellation.signal;
   }
 }
 
@@ -179,8 +200,13 @@ export function unknownTool(name: string): ErrorInfo {
   };
 }
 
-const validate: Middleware = async (state, next) => {
-  state.input = validateInput(state.entry, state.req.input);
+// Not async: a call that passes validation goes straight on to `execute` without a promise of its own.
+const validate: Middleware = (state, next) => {
+  try {
+    state.input = validateInput(state.entry, state.req.input);
+  } catch (err) {
+    return Promise.reject(err);
+  }
   return next();
 };
 
@@ -207,7 +233,7 @@ const execute: Middleware = async (state) => {
   };
   arm();
   const ctx = state.ctx;
-  Object.defineProperty(ctx, 'signal', { get: () => cancellation.signal, enumerable: true, configurable: true });
+  ctx.cancellation = cancellation;
   if (capability.policy?.progressResetsTimeout) {
     const progress = ctx.progress;
     ctx.progress = (p, t, m) => {

@@ -1,6 +1,6 @@
 // Child processes for capabilities: argument arrays (never a shell string built from input), a time limit,
 // the call's AbortSignal, and their own process group so a cancel or timeout kills the whole tree.
-import { execa } from 'execa';
+import { StringDecoder } from 'node:string_decoder';
 import { SwitchboardError } from './errors.ts';
 
 export interface RunOptions {
@@ -15,6 +15,23 @@ export interface RunOptions {
   input?: string;
   /** Cap on captured stdout + stderr, in bytes (default 1 MiB); output beyond it is cut. */
   maxOutputBytes?: number;
+  /**
+   * Kill the group when the process writes nothing (stdout or stderr) for this many ms; the result then has
+   * `idleTimedOut` and exit code 124, like `timeoutMs`.
+   */
+  idleTimeoutMs?: number;
+  /** Every chunk of output as it arrives, in arrival order (live logs, progress, an interleaved transcript). */
+  onOutput?: (text: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * `false`: keep no output here — `stdout` and `stderr` come back empty and `maxOutputBytes` does not apply — for
+   * callers that take it through `onOutput` and keep what they need (a long test run's head and tail).
+   */
+  buffer?: boolean;
+  /**
+   * Receive stdout line by line as it arrives (a child that streams events). Lines given here are not kept:
+   * `stdout` of the result is then empty, so a long-running stream never reaches `maxOutputBytes`.
+   */
+  onStdoutLine?: (line: string) => void;
 }
 
 export interface RunResult {
@@ -23,17 +40,25 @@ export interface RunResult {
   /** The output passed `maxOutputBytes` and was cut (the process was stopped). */
   truncated: boolean;
   timedOut: boolean;
+  /** No output arrived within `idleTimeoutMs`. */
+  idleTimedOut: boolean;
   stdout: string;
   stderr: string;
   durationMs: number;
   pid: number | undefined;
 }
 
-/** The variables a child gets by default: enough to find programs and speak a locale, no secrets. */
-export function minimalEnv(extra: Record<string, string> = {}): Record<string, string> {
+/**
+ * The variables a child gets by default: enough to find programs and speak a locale, no secrets. `from` is the
+ * environment to pick them from (the hub's own, which tests may point elsewhere); default `process.env`.
+ */
+export function minimalEnv(
+  extra: Record<string, string> = {},
+  from: NodeJS.ProcessEnv = process.env,
+): Record<string, string> {
   const base: Record<string, string> = {};
   for (const k of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL']) {
-    const v = process.env[k];
+    const v = from[k];
     if (v !== undefined) base[k] = v;
   }
   return { ...base, ...extra };
@@ -57,6 +82,8 @@ function killGroup(pid: number | undefined): void {
  * return { passed: r.exitCode === 0, output: r.stdout };
  */
 export async function runCommand(command: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  // execa is loaded with the first command: a server that never runs one never pays for it at start-up.
+  const { execa } = await import('execa');
   if (opts.signal.aborted) throw abortError(opts.signal);
   const started = performance.now();
   const child = execa(command, args, {
@@ -66,8 +93,10 @@ export async function runCommand(command: string, args: readonly string[], opts:
     detached: true,
     reject: false,
     stdin: opts.input === undefined ? 'ignore' : 'pipe',
+    ...(opts.onStdoutLine ? { stdout: [lineSink(opts.onStdoutLine)] } : {}),
     input: opts.input,
     maxBuffer: opts.maxOutputBytes ?? 1024 * 1024,
+    buffer: opts.buffer ?? true,
     stripFinalNewline: false,
   });
   // The group leader's pid names the group; kill the group, not just the leader, so grandchildren die too.
@@ -82,17 +111,43 @@ export async function runCommand(command: string, args: readonly string[], opts:
           timedOut = true;
           killGroup(child.pid);
         }, opts.timeoutMs);
+  // The idle timer restarts on every chunk of output: a hung watcher dies, a long but chatty test run lives.
+  let idleTimedOut = false;
+  let idle: NodeJS.Timeout | undefined;
+  const armIdle =
+    opts.idleTimeoutMs === undefined
+      ? undefined
+      : () => {
+          clearTimeout(idle);
+          idle = setTimeout(() => {
+            idleTimedOut = true;
+            killGroup(child.pid);
+          }, opts.idleTimeoutMs);
+        };
+  armIdle?.();
+  if (opts.onOutput || armIdle) {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      // Our own decoder, not setEncoding: execa reads the same stream and expects bytes.
+      const decoder = new StringDecoder('utf8');
+      child[stream]?.on('data', (chunk: Buffer) => {
+        armIdle?.();
+        const text = decoder.write(chunk);
+        if (text) opts.onOutput?.(text, stream);
+      });
+    }
+  }
   try {
     const result = await child;
     if (opts.signal.aborted) throw abortError(opts.signal);
     const truncated = Boolean(result.isMaxBuffer);
-    if (result.failed && result.exitCode === undefined && !timedOut && !truncated && !result.signal) {
+    if (result.failed && result.exitCode === undefined && !timedOut && !idleTimedOut && !truncated && !result.signal) {
       throw new SwitchboardError('INTERNAL', `Could not run '${command}': ${result.shortMessage ?? result.message}`);
     }
     return {
       truncated,
       timedOut,
-      exitCode: timedOut ? 124 : (result.exitCode ?? 1),
+      idleTimedOut,
+      exitCode: timedOut || idleTimedOut ? 124 : (result.exitCode ?? 1),
       stdout: String(result.stdout ?? ''),
       stderr: String(result.stderr ?? ''),
       durationMs: Math.round(performance.now() - started),
@@ -100,10 +155,22 @@ export async function runCommand(command: string, args: readonly string[], opts:
     };
   } finally {
     clearTimeout(timer);
+    clearTimeout(idle);
     opts.signal.removeEventListener('abort', onAbort);
     // A finished leader may leave children behind in its group; they belong to this call, so they go too.
     killGroup(child.pid);
   }
+}
+
+/** An execa line transform that hands each stdout line to `onLine` and keeps nothing. */
+function lineSink(onLine: (line: string) => void) {
+  return {
+    // A generator that yields nothing: each line goes to `onLine` and is dropped from the buffered output.
+    *transform(line: unknown): Generator<never, void, unknown> {
+      onLine(String(line));
+      yield* [];
+    },
+  };
 }
 
 function abortError(signal: AbortSignal): unknown {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import type { Capability } from './capability.ts';
 import type { Principal } from './context.ts';
-import { isCapabilityName, toolNameOf } from './names.ts';
+import { compareNames, isCapabilityName, toolNameOf } from './names.ts';
 import type { PromptDef, ResourceDef, ResourceTemplateDef } from './resource.ts';
 
 /** A capability as transports advertise it: names resolved, JSON Schemas generated once. */
@@ -39,9 +39,19 @@ export function visible(principal: Principal, capability: { name: string; roles?
   return allowed(principal, capability.roles) && (principal.sees === undefined || principal.sees(capability.name));
 }
 
+/**
+ * JSON Schemas by Zod schema, converted once per process: built-in capabilities are registered by every hub, and
+ * the startup snapshot (src/snapshot.ts) converts theirs while it is built. Entries share the result; nothing
+ * changes a tool's schema after it is made.
+ */
+const converted = { input: new WeakMap<z.ZodType, Record<string, unknown>>(), output: new WeakMap() };
+
 function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const cached = converted[io].get(schema);
+  if (cached) return cached;
   const json = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
   delete json.$schema;
+  converted[io].set(schema, json);
   return json;
 }
 
@@ -117,16 +127,34 @@ export class Registry {
     return true;
   }
 
-  /** Remove every capability whose source matches (a reloaded module, a disconnected server). */
+  /**
+   * Remove everything whose source matches (a reloaded module, a disconnected server): capabilities, resources,
+   * resource templates and prompts, announced as one change per kind.
+   */
   removeSource(source: string): number {
     let n = 0;
-    for (const entry of [...this.byName.values()]) {
-      if (entry.capability.source === source) {
-        this.removeEntry(entry);
-        n++;
+    this.batch(() => {
+      for (const entry of [...this.byName.values()]) {
+        if (entry.capability.source === source) {
+          this.removeEntry(entry);
+          this.changed('tools');
+          n++;
+        }
       }
-    }
-    if (n) this.changed('tools');
+      for (const [kind, map] of [
+        ['resources', this.resources],
+        ['resources', this.templates],
+        ['prompts', this.prompts],
+      ] as const) {
+        for (const [key, def] of [...map.entries()]) {
+          if (def.source === source) {
+            map.delete(key);
+            this.changed(kind);
+            n++;
+          }
+        }
+      }
+    });
     return n;
   }
 
@@ -144,7 +172,12 @@ export class Registry {
   list(principal?: Principal): Entry[] {
     const all = [...this.byName.values()];
     const shown = principal ? all.filter((e) => visible(principal, e.capability)) : all;
-    return shown.sort((a, b) => a.capability.name.localeCompare(b.capability.name));
+    return shown.sort((a, b) => compareNames(a.capability.name, b.capability.name));
+  }
+
+  /** Every entry, in no particular order, for callers that need no sorting. */
+  entries(): IterableIterator<Entry> {
+    return this.byName.values();
   }
 
   get size(): number {
@@ -162,6 +195,20 @@ export class Registry {
   addPrompt(def: PromptDef): void {
     this.prompts.set(def.name, def);
     this.changed('prompts');
+  }
+  removeResource(uri: string): boolean {
+    const had = this.resources.delete(uri);
+    if (had) this.changed('resources');
+    return had;
+  }
+  /** Remove a prompt (a script deleted from disk); true when it existed. */
+  removePrompt(name: string): boolean {
+    const had = this.prompts.delete(name);
+    if (had) this.changed('prompts');
+    return had;
+  }
+  hasResourceTemplate(uriTemplate: string): boolean {
+    return this.templates.has(uriTemplate);
   }
   listResources(principal?: Principal): ResourceDef[] {
     return [...this.resources.values()].filter((r) => !principal || allowed(principal, r.roles));

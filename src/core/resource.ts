@@ -18,6 +18,8 @@ export interface ResourceDef {
   description?: string;
   mimeType?: string;
   roles?: string[];
+  /** Where it came from (`builtin`, `upstream:fs`), so a source can withdraw what it added. */
+  source?: string;
   read: (ctx: CallContext) => Promise<ResourceContents[]> | ResourceContents[];
 }
 
@@ -29,6 +31,8 @@ export interface ResourceTemplateDef {
   description?: string;
   mimeType?: string;
   roles?: string[];
+  /** Where it came from (`builtin`, `upstream:fs`), so a source can withdraw what it added. */
+  source?: string;
   read: (
     uri: string,
     vars: Record<string, string>,
@@ -47,6 +51,8 @@ export interface PromptDef {
   /** Arguments as a Zod object of optional/required strings. */
   args?: z.ZodObject<any>;
   roles?: string[];
+  /** Where it came from (`builtin`, `upstream:fs`), so a source can withdraw what it added. */
+  source?: string;
   get: (
     args: Record<string, string>,
     ctx: CallContext,
@@ -56,6 +62,22 @@ export interface PromptDef {
     | { description?: string; messages: PromptMessage[] }
     | RawResult;
   complete?: (argument: string, value: string) => string[] | Promise<string[]>;
+}
+
+/**
+ * The optional display fields of a resource or template (title, description, MIME type), only those that are set
+ * — the shape MCP lists use.
+ */
+export function displayFields(r: { title?: string; description?: string; mimeType?: string }): {
+  title?: string;
+  description?: string;
+  mimeType?: string;
+} {
+  return {
+    ...(r.title ? { title: r.title } : {}),
+    ...(r.description ? { description: r.description } : {}),
+    ...(r.mimeType ? { mimeType: r.mimeType } : {}),
+  };
 }
 
 export function defineResource(def: ResourceDef): ResourceDef {

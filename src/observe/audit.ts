@@ -9,6 +9,7 @@ import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
 import { cleanField } from '../store/audit-segment.ts';
 import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
 import { BatchQueue } from './batch.ts';
+import { isoTime } from './iso-time.ts';
 import { redactedJson } from './redact.ts';
 
 export interface AuditSettings {
@@ -20,8 +21,13 @@ export interface AuditSettings {
 export class AuditWriter {
   private readonly queue = new BatchQueue<NewAuditRecord>((batch) => this.write(batch));
   private readonly pruneTimer: NodeJS.Timeout;
-  /** The store's off-thread writer, when it has one (SQLite files); otherwise batches go through appendMany. */
-  private readonly sink: AuditSink | undefined;
+  /**
+   * The store's off-thread writer, when it has one (SQLite files); otherwise batches go through appendMany.
+   * Opened with the first batch, not at start-up: its worker thread is a V8 isolate of its own (~10 MB and a
+   * few ms of CPU), which a server that has answered nothing yet should not pay for. `null` until then.
+   */
+  private sinkOrNone: AuditSink | undefined | null = null;
+  private closed = false;
 
   constructor(
     private readonly store: Store,
@@ -30,7 +36,14 @@ export class AuditWriter {
   ) {
     this.pruneTimer = setInterval(() => void this.prune(), 60 * 60_000);
     this.pruneTimer.unref();
-    this.sink = store.audit.openSink?.((message) => this.logger.error({ err: message }, 'audit write failed'));
+  }
+
+  private sink(): AuditSink | undefined {
+    if (this.sinkOrNone === null)
+      this.sinkOrNone = this.store.audit.openSink?.((message) =>
+        this.logger.error({ err: message }, 'audit write failed'),
+      );
+    return this.sinkOrNone;
   }
 
   /** Pipeline observer: queue one record for the call (`at` is when it started). */
@@ -39,7 +52,7 @@ export class AuditWriter {
     if (!s.enabled) return;
     const durationMs = performance.now() - state.startedAt;
     const record: NewAuditRecord = {
-      at: new Date(Date.now() - durationMs).toISOString(),
+      at: isoTime(Date.now() - durationMs),
       principal: state.req.principal.id,
       transport: state.req.transport,
       capability: state.entry.capability.name,
@@ -48,7 +61,9 @@ export class AuditWriter {
       errorCode: outcome.ok ? null : outcome.error.code,
       errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
       durationMs: Math.round(durationMs * 1000) / 1000,
-      requestId: state.ctx.requestId, // generated, or an X-Request-Id checked by the REST face
+      // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): tabs and line breaks would
+      // break the record's line, so they become spaces.
+      requestId: cleanField(state.ctx.requestId),
     };
     this.queue.push(record);
   };
@@ -58,7 +73,7 @@ export class AuditWriter {
     const s = this.settings();
     if (!s.enabled) return;
     this.queue.push({
-      at: new Date().toISOString(),
+      at: isoTime(Date.now()),
       principal: req.principal.id,
       transport: req.transport,
       // In capability form (task__create → task.create), as every other record and `audit --tool` expect; the
@@ -73,17 +88,20 @@ export class AuditWriter {
     });
   };
 
-  /** Write what is queued. Failures are logged (without the records, which may hold user data). */
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
     await this.queue.flush();
-    await this.sink?.flush();
+    // Nothing was ever written when the sink is not open: nothing to wait for.
+    await this.sinkOrNone?.flush();
   }
 
   /** Hand a batch to the store; with the off-thread writer, without waiting for it. */
   private async write(batch: NewAuditRecord[]): Promise<void> {
-    if (this.sink) {
-      this.sink.write(batch);
+    // A call that finishes while the hub shuts down is not recorded (the store is closing).
+    if (this.closed) return;
+    const sink = this.sink();
+    if (sink) {
+      sink.write(batch);
       return;
     }
     try {
@@ -108,6 +126,7 @@ export class AuditWriter {
   async close(): Promise<void> {
     clearInterval(this.pruneTimer);
     await this.flush();
-    await this.sink?.close();
+    this.closed = true;
+    await this.sinkOrNone?.close();
   }
 }

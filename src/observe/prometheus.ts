@@ -1,24 +1,114 @@
 // Prometheus metrics through prom-client: calls, errors, in-flight and a latency histogram per capability
-// and transport, circuit-breaker states, and the process's own metrics; served at GET /metrics.
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+// and transport, circuit-breaker states, and (once the HTTP server starts) the process's own; served at GET /metrics.
+//
+// The per-call series are plain numbers on the hot path, handed to prom-client when scraped: prom-client hashes
+// the labels on every update, even through label-bound children — about 1.3 µs per call for the four updates,
+// against a whole pipeline of about 15 µs (BENCHMARKS.md, issue 3).
+import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { BreakerView } from '../policy/breaker.ts';
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
+/** Upper bounds of the latency histogram, in seconds. */
+export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** One capability × transport: what the hot path updates. */
+class CallSeries {
+  inFlight = 0;
+  ok = 0;
+  failed = 0;
+  count = 0;
+  sum = 0;
+  /** Observations per bucket (not cumulative); the last slot is above every bound. */
+  readonly buckets = new Float64Array(DURATION_BUCKETS.length + 1);
+
+  constructor(readonly labels: { capability: string; transport: string }) {}
+
+  observe(seconds: number): void {
+    let i = 0;
+    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]) i++;
+    this.buckets[i]++;
+    this.count++;
+    this.sum += seconds;
+  }
+}
+
+/**
+ * The latency histogram as prom-client exports one (cumulative `_bucket` series with `le`, then `+Inf`, `_sum`,
+ * `_count`), read from the call series when scraped; prom-client's Histogram has no way to be set from counts.
+ */
+class DurationHistogram {
+  readonly name = 'switchboard_call_duration_seconds';
+  readonly help = 'Call latency, from lookup to outcome.';
+  readonly type = 'histogram';
+  readonly aggregator = 'sum';
+
+  constructor(private readonly series: () => Iterable<CallSeries>) {}
+
+  /** The form the text exposition reads: `le` as the label, the series' labels shared (as prom-client's own). */
+  async getForPromString() {
+    type Value = { labels: object; sharedLabels: object; value: number; metricName: string };
+    const values: Value[] = [];
+    const bucket = `${this.name}_bucket`;
+    for (const s of this.series()) {
+      let acc = 0;
+      for (let i = 0; i < DURATION_BUCKETS.length; i++) {
+        acc += s.buckets[i];
+        values.push({ labels: { le: DURATION_BUCKETS[i] }, sharedLabels: s.labels, value: acc, metricName: bucket });
+      }
+      values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: bucket });
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count` });
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+
+  /** The JSON form (`getMetricsAsJSON`): every label on the value. */
+  async get() {
+    const data = await this.getForPromString();
+    return {
+      ...data,
+      values: data.values.map(({ labels, sharedLabels, value, metricName }) => ({
+        labels: { ...sharedLabels, ...labels },
+        value,
+        metricName,
+      })),
+    };
+  }
+
+  /** `registry.resetMetrics()`: the call counts start again from zero (they are read from the same series). */
+  reset(): void {
+    for (const s of this.series()) {
+      s.buckets.fill(0);
+      s.count = 0;
+      s.sum = 0;
+      s.ok = 0;
+      s.failed = 0;
+    }
+  }
+}
+
 export class PromMetrics {
   readonly registry = new Registry();
-  private readonly calls: Counter<'capability' | 'transport' | 'outcome'>;
   private readonly errors: Counter<'capability' | 'transport' | 'code'>;
-  private readonly inFlight: Gauge<'capability' | 'transport'>;
-  private readonly duration: Histogram<'capability' | 'transport'>;
+  /** Per capability, then transport: two lookups and no key to build on every call. */
+  private readonly series = new Map<string, Map<string, CallSeries>>();
 
   constructor(breakers: () => Record<string, BreakerView>) {
     const registers = [this.registry];
-    this.calls = new Counter({
+    const series = () => this.allSeries();
+    new Counter({
       name: 'switchboard_calls_total',
       help: 'Calls by capability, transport and outcome.',
       labelNames: ['capability', 'transport', 'outcome'],
       registers,
+      collect() {
+        this.reset();
+        for (const s of series()) {
+          if (s.ok) this.inc({ ...s.labels, outcome: 'ok' }, s.ok);
+          if (s.failed) this.inc({ ...s.labels, outcome: 'error' }, s.failed);
+        }
+      },
     });
     this.errors = new Counter({
       name: 'switchboard_call_errors_total',
@@ -26,19 +116,17 @@ export class PromMetrics {
       labelNames: ['capability', 'transport', 'code'],
       registers,
     });
-    this.inFlight = new Gauge({
+    new Gauge({
       name: 'switchboard_calls_in_flight',
       help: 'Calls running now.',
       labelNames: ['capability', 'transport'],
       registers,
+      collect() {
+        this.reset();
+        for (const s of series()) this.set(s.labels, s.inFlight);
+      },
     });
-    this.duration = new Histogram({
-      name: 'switchboard_call_duration_seconds',
-      help: 'Call latency, from lookup to outcome.',
-      labelNames: ['capability', 'transport'],
-      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-      registers,
-    });
+    this.registry.registerMetric(new DurationHistogram(series) as unknown as Metric);
     new Gauge({
       name: 'switchboard_breaker_state',
       help: 'Circuit breaker state per capability: 0 closed, 1 half-open, 2 open.',
@@ -50,45 +138,50 @@ export class PromMetrics {
           this.set({ capability }, BREAKER_VALUE[view.state]);
       },
     });
+  }
+
+  private processMetrics = false;
+
+  /**
+   * prom-client's process metrics (CPU, memory, heap, event-loop lag, GC) from now on. The HTTP server, the one
+   * place that serves /metrics, starts them; a stdio server does not pay for their observers at start-up.
+   */
+  collectProcessMetrics(): void {
+    if (this.processMetrics) return;
+    this.processMetrics = true;
     collectDefaultMetrics({ register: this.registry, prefix: 'switchboard_' });
   }
 
-  /** Label-bound children per capability × transport, so the hot path skips label hashing. */
-  private readonly series = new Map<
-    string,
-    {
-      inFlight: Gauge.Internal<string>;
-      ok: Counter.Internal;
-      failed: Counter.Internal;
-      duration: Histogram.Internal<string>;
+  private seriesFor(capability: string, transport: string): CallSeries {
+    let byTransport = this.series.get(capability);
+    if (!byTransport) {
+      byTransport = new Map();
+      this.series.set(capability, byTransport);
     }
-  >();
-
-  private seriesFor(capability: string, transport: string) {
-    const key = `${capability}\0${transport}`;
-    let s = this.series.get(key);
+    let s = byTransport.get(transport);
     if (!s) {
-      s = {
-        inFlight: this.inFlight.labels(capability, transport),
-        ok: this.calls.labels(capability, transport, 'ok'),
-        failed: this.calls.labels(capability, transport, 'error'),
-        duration: this.duration.labels(capability, transport),
-      };
-      this.series.set(key, s);
+      s = new CallSeries({ capability, transport });
+      byTransport.set(transport, s);
     }
     return s;
   }
 
+  private *allSeries(): Iterable<CallSeries> {
+    for (const byTransport of this.series.values()) yield* byTransport.values();
+  }
+
   started(capability: string, transport: string): void {
-    this.seriesFor(capability, transport).inFlight.inc();
+    this.seriesFor(capability, transport).inFlight++;
   }
 
   finished(capability: string, transport: string, seconds: number, errorCode?: string): void {
     const s = this.seriesFor(capability, transport);
-    s.inFlight.dec();
-    (errorCode ? s.failed : s.ok).inc();
-    if (errorCode) this.errors.inc({ capability, transport, code: errorCode });
-    s.duration.observe(seconds);
+    s.inFlight--;
+    if (errorCode) {
+      s.failed++;
+      this.errors.inc({ capability, transport, code: errorCode });
+    } else s.ok++;
+    s.observe(seconds);
   }
 
   get contentType(): string {

@@ -24,6 +24,8 @@ export class HttpAuth {
   private readonly presented = new Map<string, TokenRecord>();
   private readonly principals = new Map<string, Principal>();
   private principalsFor: Config | undefined;
+  /** The principal of each token record, so a request skips building the identity key (records are replaced on reload). */
+  private byRecord = new WeakMap<TokenRecord, Principal>();
   private readonly touched = new Map<string, number>();
 
   constructor(
@@ -35,9 +37,7 @@ export class HttpAuth {
   ) {}
 
   /** Reload the token set when it may have changed: tokens are created and revoked by another process (the CLI). */
-  private async refresh(now = performance.now()): Promise<void> {
-    // Asking the store costs a round trip per request; once per VERSION_CHECK_MS keeps revocation prompt.
-    if (now - this.checkedAt < VERSION_CHECK_MS && this.loadedVersion !== undefined) return;
+  private async refresh(now: number): Promise<void> {
     this.checkedAt = now;
     const version = await this.store.tokens.version();
     if (version === this.loadedVersion) return;
@@ -48,7 +48,10 @@ export class HttpAuth {
 
   async authenticate(req: IncomingMessage): Promise<AuthResult> {
     const header = req.headers.authorization;
-    await this.refresh();
+    // Asking the store costs a round trip per request; once per VERSION_CHECK_MS keeps revocation prompt. Checked
+    // here, so most requests do not wait for a promise at all.
+    const now = performance.now();
+    if (now - this.checkedAt >= VERSION_CHECK_MS || this.loadedVersion === undefined) await this.refresh(now);
     const required = this.exposed || this.byHash.size > 0;
     if (!header) {
       if (!required)
@@ -86,10 +89,12 @@ export class HttpAuth {
         challenge: `${REALM}, error="invalid_token"`,
       };
     this.touch(record);
-    return {
-      ok: true,
-      principal: this.principal({ id: record.name, roles: record.roles, kind: 'token' }),
-    };
+    let principal = this.byRecord.get(record);
+    if (!principal || this.principalsFor !== this.config()) {
+      principal = this.principal({ id: record.name, roles: record.roles, kind: 'token' });
+      this.byRecord.set(record, principal);
+    }
+    return { ok: true, principal };
   }
 
   /**
@@ -100,6 +105,7 @@ export class HttpAuth {
     const config = this.config();
     if (config !== this.principalsFor) {
       this.principals.clear();
+      this.byRecord = new WeakMap();
       this.principalsFor = config;
     }
     const key = `${who.kind}\0${who.id}\0${who.roles.join(',')}`;

@@ -8,7 +8,7 @@ import type { Outcome } from '../core/pipeline.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { paramHeadersOf } from './mcp-param-headers.ts';
-import { toCallToolResult } from './mcp-server.ts';
+import { mcpRequestId } from './mcp-server.ts';
 
 const META_PREFIX = 'io.modelcontextprotocol/';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
@@ -76,21 +76,18 @@ export interface FastCallContext {
 }
 
 /**
- * Run a fast call. Returns the JSON-RPC result, or undefined when the capability asked for input
+ * Run a fast call. Returns its outcome (the transport encodes it), or undefined when the capability asked for input
  * (`input_required`): it is then marked so later calls skip the fast path, and the caller hands the original
  * message to the SDK, which runs the multi-round-trip exchange. Only the asking round runs twice, and asking
  * for input has no side effects by contract; any other MCP-native result is answered here as it is.
  */
-export async function runFastCall(
-  hub: Hub,
-  call: FastCall,
-  fc: FastCallContext,
-): Promise<Record<string, unknown> | undefined> {
+export async function runFastCall(hub: Hub, call: FastCall, fc: FastCallContext): Promise<Outcome | undefined> {
   const outcome: Outcome = await hub.pipeline.call({
     principal: fc.principal,
     name: call.name,
     input: call.args,
     transport: fc.transport,
+    requestId: mcpRequestId(call.id),
     cancellation: fc.cancellation,
     meta: call.meta,
     mcp: fc.mcp,
@@ -102,5 +99,5 @@ export async function runFastCall(
     if (entry) entry.mcpNative = true;
     return undefined;
   }
-  return toCallToolResult(outcome);
+  return outcome;
 }

@@ -44,6 +44,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       `Refusing to bind ${host}: off loopback every caller must present a token, and none exists. Create one first (switchboard token create NAME --roles agent), or use --host 127.0.0.1.`,
     );
   }
+  hub.metrics.collectProcessMetrics();
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
   const hostnames = [...new Set([...LOOPBACK_HOSTS, bracketed, ...cfg.allowed_hosts])];
   const originHostnames = [...new Set([...localhostAllowedOrigins(), bracketed])];

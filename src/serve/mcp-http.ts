@@ -3,7 +3,15 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
-import { classifyInboundRequest, createMcpHandler, isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  createMcpHandler,
+  isInitializeRequest,
+  isJSONRPCRequest,
+  isJSONRPCResponse,
+  type JSONRPCMessage,
+  type WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
 import { visible } from '../core/registry.ts';
@@ -11,7 +19,7 @@ import type { Hub } from '../hub.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
-import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
+import { buildMcpServer, forwardListChanges, SERVER_INFO, toCallToolResult } from './mcp-server.ts';
 
 const MODERN_VERSION = '2026-07-28';
 /** Open 2025-era sessions allowed at once, and how long an idle one lives. */
@@ -86,6 +94,91 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   }, 60_000);
   sweep.unref();
 
+  // Scale-out (Redis store): session records are shared, so any instance can take over a session it did not open.
+  const directory = hub.scale?.sessions;
+  /** Why a session could not be taken over: unknown, another principal's, or its roles changed. */
+  type Adopted = Session | 'unknown' | 'forbidden' | 'roles';
+  const adopting = new Map<string, Promise<Adopted>>();
+  // A client's answer to a server-to-client request, received by another instance and routed here.
+  const offRouted = directory?.onRouted(({ sessionId, message }) => {
+    sessions.get(sessionId)?.transport.onmessage?.(message as JSONRPCMessage);
+  });
+
+  /**
+   * A protocol server and a sessionful transport for session `id` (fixed in advance, so the record can be
+   * written before the client ever sees the id). With a directory, every server-to-client request is claimed, so
+   * the client's answer finds its way back here from whichever instance receives it.
+   */
+  async function openSession(id: string, principal: Principal): Promise<NodeStreamableHTTPServerTransport> {
+    const server = buildMcpServer(hub, { principal, transport: 'http' });
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => id,
+      // Resumable streams: priming events, Last-Event-ID replay, and handlers may close a stream (SEP-1699).
+      eventStore: createSessionEventStore(),
+      retryInterval: SSE_RETRY_MS,
+      onsessioninitialized: (sid) => {
+        const unsubscribe = forwardListChanges(hub, server);
+        sessions.set(sid, { transport, principal, unsubscribe, lastSeen: Date.now() });
+      },
+    });
+    // Set before connect: the server chains its own close handling onto this one.
+    transport.onclose = () => {
+      const sid = transport.sessionId;
+      if (sid) {
+        sessions.get(sid)?.unsubscribe();
+        sessions.delete(sid);
+        // Closed here (idle, shutdown): the shared record stays, so the session lives on elsewhere or after restart.
+        directory?.forget(sid);
+      }
+    };
+    if (directory) {
+      const send = transport.send.bind(transport);
+      transport.send = async (message, options) => {
+        if (isJSONRPCRequest(message)) await directory.claim(id, message.id).catch(() => {});
+        return send(message, options);
+      };
+    }
+    await server.connect(transport);
+    return transport;
+  }
+
+  /**
+   * Take over a session another instance (or this one before a restart) opened: replay its initialize here. Only
+   * for the caller that opened it, with the same roles (checked before anything is built).
+   */
+  async function adopt(id: string, principal: Principal): Promise<Adopted> {
+    const record = await directory!.load(id);
+    if (!record) return 'unknown';
+    if (record.principal.id !== principal.id) return 'forbidden';
+    if (record.principal.roles.join(',') !== principal.roles.join(',')) return 'roles';
+    const transport = await openSession(id, principal);
+    // The web-standard transport under the Node adapter takes a fetch Request: the replayed initialize restores
+    // the client's capabilities in the protocol server and marks the transport initialized with this id.
+    const web = (transport as unknown as { _webStandardTransport: WebStandardStreamableHTTPServerTransport })
+      ._webStandardTransport;
+    const replay = await web.handleRequest(
+      new Request('http://switchboard.internal/mcp', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify(record.initialize),
+      }),
+    );
+    await replay.text();
+    return sessions.get(id) ?? 'unknown';
+  }
+
+  async function findSession(id: string, principal: Principal): Promise<Adopted> {
+    const local = sessions.get(id);
+    if (local) return local;
+    if (!directory) return 'unknown';
+    let pending = adopting.get(id);
+    if (!pending) {
+      pending = adopt(id, principal).finally(() => adopting.delete(id));
+      adopting.set(id, pending);
+    }
+    return pending;
+  }
+
   async function handleLegacy(
     req: IncomingMessage,
     res: ServerResponse,
@@ -95,16 +188,35 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     const sid = req.headers['mcp-session-id'];
     const sessionId = Array.isArray(sid) ? sid[0] : sid;
     if (sessionId) {
-      const session = sessions.get(sessionId);
-      if (!session)
+      let found: Adopted;
+      try {
+        found = await findSession(sessionId, principal);
+      } catch (err) {
+        return jsonRpcError(res, 503, -32000, (err as Error).message);
+      }
+      if (found === 'unknown')
         return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
       // A session serves the caller that opened it, with the roles it had then; changed roles need a new session.
-      if (session.principal.id !== principal.id)
+      if (found === 'forbidden' || (found as Session).principal.id !== principal.id)
         return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
-      if (session.principal.roles.join(',') !== principal.roles.join(','))
+      if (found === 'roles' || (found as Session).principal.roles.join(',') !== principal.roles.join(','))
         return jsonRpcError(res, 404, -32001, 'The roles of this token changed; start a new session with initialize.');
+      const session = found as Session;
       session.lastSeen = Date.now();
+      if (directory) {
+        directory.touch(sessionId);
+        // The client's answer to a request another instance sent: hand it over and acknowledge it here.
+        if (
+          req.method === 'POST' &&
+          isJSONRPCResponse(body) &&
+          (await directory.route(sessionId, body).catch(() => false))
+        ) {
+          res.writeHead(202).end();
+          return;
+        }
+      }
       await session.transport.handleRequest(req, res, body);
+      if (req.method === 'DELETE' && directory) await directory.remove(sessionId).catch(() => {});
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
@@ -115,26 +227,19 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           -32000,
           `Too many open sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or use protocol 2026-07-28, which needs none.`,
         );
-      const server = buildMcpServer(hub, { principal, transport: 'http' });
-      const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => randomUUID(),
-        // Resumable streams: priming events, Last-Event-ID replay, and handlers may close a stream (SEP-1699).
-        eventStore: createSessionEventStore(),
-        retryInterval: SSE_RETRY_MS,
-        onsessioninitialized: (id) => {
-          const unsubscribe = forwardListChanges(hub, server);
-          sessions.set(id, { transport, principal, unsubscribe, lastSeen: Date.now() });
-        },
-      });
-      // Set before connect: the server chains its own close handling onto this one.
-      transport.onclose = () => {
-        const id = transport.sessionId;
-        if (id) {
-          sessions.get(id)?.unsubscribe();
-          sessions.delete(id);
+      const id = randomUUID();
+      if (directory) {
+        try {
+          await directory.save(id, {
+            principal: { id: principal.id, roles: principal.roles },
+            initialize: body,
+            createdAt: new Date().toISOString(),
+          });
+        } catch (err) {
+          return jsonRpcError(res, 503, -32000, (err as Error).message);
         }
-      };
-      await server.connect(transport);
+      }
+      const transport = await openSession(id, principal);
       await transport.handleRequest(req, res, body);
       return;
     }
@@ -176,7 +281,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
-    const result = await runFastCall(hub, call, {
+    const outcome = await runFastCall(hub, call, {
       principal,
       transport: 'http',
       era: 'modern',
@@ -189,8 +294,9 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       },
     });
     res.off('close', onClose);
-    if (result === undefined) return false;
+    if (outcome === undefined) return false;
     if (res.destroyed) return true;
+    const result = toCallToolResult(outcome);
     const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: SERVER_INFO };
     const text = JSON.stringify({
       result: { ...result, resultType: 'complete', _meta: meta },
@@ -247,6 +353,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     async close() {
       clearInterval(sweep);
       unsubscribeModern();
+      offRouted?.();
       for (const s of sessions.values()) {
         s.unsubscribe();
         await s.transport.close().catch(() => {});

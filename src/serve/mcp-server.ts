@@ -1,5 +1,6 @@
 // Builds an MCP protocol server (the SDK's low-level `Server`) over the registry: tools, resources,
 // templates, prompts and completions all answer from the live catalog through the one pipeline.
+
 import {
   CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
@@ -11,15 +12,26 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import type { Config } from '../config/schema.ts';
 import { isRawResult } from '../core/capability.ts';
 import type { CallContext, ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { allowed } from '../core/registry.ts';
-import { matchTemplate } from '../core/resource.ts';
+import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
 import { version } from '../version.ts';
+import { paginate } from './paginate.ts';
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
+
+/** What Switchboard's MCP server offers every client. */
+export const SERVER_CAPABILITIES = {
+  tools: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
+  prompts: { listChanged: true },
+  completions: {},
+  logging: {},
+};
 
 const INSTRUCTIONS =
   'Switchboard is an MCP hub. Read the resource switchboard://welcome for what is here. ' +
@@ -48,6 +60,34 @@ export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
     isError: true,
     _meta: { 'switchboard/error': { code, ...(details ? { details } : {}) } },
   };
+}
+
+/** Longest JSON-RPC id kept as a call's `requestId` (ids are the client's; the audit trail stores them). */
+const MAX_REQUEST_ID = 128;
+
+/**
+ * A call's `requestId` from its JSON-RPC id, on every MCP path: what the client's own logs show. The id is the
+ * client's text, cut at 128 characters (the audit trail cleans what its format cannot hold).
+ */
+export function mcpRequestId(id: string | number): string {
+  const text = String(id);
+  return text.length > MAX_REQUEST_ID ? text.slice(0, MAX_REQUEST_ID) : text;
+}
+
+/**
+ * `JSON.stringify(toCallToolResult(outcome))`, with a plain object result serialised once: the text content is
+ * that same JSON, so the hot path quotes the string instead of walking the value twice.
+ */
+export function callToolResultJson(outcome: Outcome): string {
+  if (outcome.ok && outcome.raw === undefined) {
+    const value = outcome.value;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+      const text = JSON.stringify(value) as string | undefined;
+      if (text !== undefined)
+        return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
+    }
+  }
+  return JSON.stringify(toCallToolResult(outcome));
 }
 
 /** A minimal context for resource reads and prompt gets (they are not pipeline calls). */
@@ -84,15 +124,17 @@ interface SealedState {
 /**
  * One requestState codec per hub: handlers mint plain strings, the transport HMAC-seals them on the way out and
  * verifies them on the way back (SEP-2322 requires integrity protection), so a handler only ever reads state it
- * minted itself, for the same caller and the same tool or prompt. The key lives in memory: several instances
- * behind one address would need a shared key (not configurable yet).
+ * minted itself, for the same caller and the same tool or prompt. The key lives in memory, or — with a Redis
+ * store — in Redis, shared by every instance behind one address.
  */
 const codecs = new WeakMap<Hub, RequestStateCodec<SealedState>>();
 function requestStateCodec(hub: Hub): RequestStateCodec<SealedState> {
   let codec = codecs.get(hub);
   if (!codec) {
     // A human may take a while to answer an elicitation; an hour bounds replay of a leaked state.
-    codec = createRequestStateCodec<SealedState>({ key: crypto.getRandomValues(new Uint8Array(32)), ttlSeconds: 3600 });
+    // Several instances on Redis share one key, so a call can continue on any of them (docs/scale-out.md).
+    const key = hub.scale?.requestStateKey ?? crypto.getRandomValues(new Uint8Array(32));
+    codec = createRequestStateCodec<SealedState>({ key, ttlSeconds: 3600 });
     codecs.set(hub, codec);
   }
   return codec;
@@ -132,6 +174,7 @@ function mcpInfo(server: Server, ctx: ServerContext, target: string): McpCallInf
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(state !== undefined ? { requestState: state.s } : {}),
     ...(closeSSE ? { closeStream: () => closeSSE() } : {}),
+    ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
   };
 }
 
@@ -165,13 +208,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   const { principal, transport } = opts;
   const codec = requestStateCodec(hub);
   const server = new Server(SERVER_INFO, {
-    capabilities: {
-      tools: { listChanged: true },
-      resources: { listChanged: true, subscribe: true },
-      prompts: { listChanged: true },
-      completions: {},
-      logging: {},
-    },
+    capabilities: SERVER_CAPABILITIES,
     instructions: INSTRUCTIONS,
     // Rejects a tampered or expired requestState with -32602 before any handler runs.
     requestState: {
@@ -183,12 +220,23 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     },
   });
 
-  server.setRequestHandler('tools/list', async () => ({
-    tools: registry.list(principal).map((e) => {
-      const { capability: _c, ...tool } = e.tool;
-      return tool as any;
-    }),
-  }));
+  /** One page of a list, mapped to its wire form, with `nextCursor` when more follow. */
+  const listPage = <T, U>(items: T[], cursor: string | undefined, keyOf: (item: T) => string, map: (item: T) => U) => {
+    const { page, nextCursor } = paginate(items, cursor, (hub.config.get() as Config).server.page_size, keyOf);
+    return { items: page.map(map), more: nextCursor ? { nextCursor } : {} };
+  };
+  server.setRequestHandler('tools/list', async (request) => {
+    const { items, more } = listPage(
+      registry.list(principal),
+      request.params?.cursor,
+      (e) => e.tool.name,
+      (e) => {
+        const { capability: _c, ...tool } = e.tool;
+        return tool as any;
+      },
+    );
+    return { tools: items, ...more };
+  });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -207,6 +255,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       name: request.params.name,
       input: request.params.arguments ?? {},
       transport,
+      requestId: mcpRequestId(ctx.mcpReq.id),
       signal: ctx.mcpReq.signal,
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
       mcp,
@@ -229,25 +278,29 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     return (await sealed(toCallToolResult(outcome), codec, principal, target)) as any;
   });
 
-  server.setRequestHandler('resources/list', async () => ({
-    resources: registry.listResources(principal).map((r) => ({
-      uri: r.uri,
-      name: r.name,
-      ...(r.title ? { title: r.title } : {}),
-      ...(r.description ? { description: r.description } : {}),
-      ...(r.mimeType ? { mimeType: r.mimeType } : {}),
-    })),
-  }));
+  server.setRequestHandler('resources/list', async (request) => {
+    const { items, more } = listPage(
+      registry.listResources(principal),
+      request.params?.cursor,
+      (r) => r.uri,
+      (r) => ({
+        uri: r.uri,
+        name: r.name,
+        ...displayFields(r),
+      }),
+    );
+    return { resources: items, ...more };
+  });
 
-  server.setRequestHandler('resources/templates/list', async () => ({
-    resourceTemplates: registry.listResourceTemplates(principal).map((t) => ({
-      uriTemplate: t.uriTemplate,
-      name: t.name,
-      ...(t.title ? { title: t.title } : {}),
-      ...(t.description ? { description: t.description } : {}),
-      ...(t.mimeType ? { mimeType: t.mimeType } : {}),
-    })),
-  }));
+  server.setRequestHandler('resources/templates/list', async (request) => {
+    const { items, more } = listPage(
+      registry.listResourceTemplates(principal),
+      request.params?.cursor,
+      (t) => t.uriTemplate,
+      (t) => ({ uriTemplate: t.uriTemplate, name: t.name, ...displayFields(t) }),
+    );
+    return { resourceTemplates: items, ...more };
+  });
 
   server.setRequestHandler('resources/read', async (request, ctx) => {
     const uri = request.params.uri;
@@ -265,22 +318,27 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   server.setRequestHandler('resources/subscribe', async () => ({}));
   server.setRequestHandler('resources/unsubscribe', async () => ({}));
 
-  server.setRequestHandler('prompts/list', async () => ({
-    prompts: registry.listPrompts(principal).map((p) => ({
-      name: p.name,
-      ...(p.title ? { title: p.title } : {}),
-      ...(p.description ? { description: p.description } : {}),
-      ...(p.args
-        ? {
-            arguments: Object.entries(p.args.shape).map(([name, schema]: [string, any]) => ({
-              name,
-              ...(schema.description ? { description: schema.description } : {}),
-              required: !schema.safeParse(undefined).success,
-            })),
-          }
-        : {}),
-    })),
-  }));
+  server.setRequestHandler('prompts/list', async (request) => {
+    const { items, more } = listPage(
+      registry.listPrompts(principal),
+      request.params?.cursor,
+      (p) => p.name,
+      (p) => ({
+        name: p.name,
+        ...displayFields(p),
+        ...(p.args
+          ? {
+              arguments: Object.entries(p.args.shape).map(([name, schema]: [string, any]) => ({
+                name,
+                ...(schema.description ? { description: schema.description } : {}),
+                required: !schema.safeParse(undefined).success,
+              })),
+            }
+          : {}),
+      }),
+    );
+    return { prompts: items, ...more };
+  });
 
   server.setRequestHandler('prompts/get', async (request, ctx) => {
     const prompt = registry.getPrompt(request.params.name);

@@ -3,11 +3,11 @@
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { Cancellation } from '../core/cancellation.ts';
-import type { ClientChannel } from '../core/context.ts';
+import type { ClientChannel, McpCallInfo } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
-import { fastCallOf, runFastCall } from './fast-call.ts';
-import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
+import { type FastCallContext, fastCallOf, runFastCall } from './fast-call.ts';
+import { buildMcpServer, callToolResultJson, forwardListChanges } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -30,6 +30,21 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
   });
   const transport = new BatchingStdioTransport();
   let current: Server | undefined;
+  // What every fast call of the session shares, made once its client has initialized.
+  let session: { server: Server; mcp: McpCallInfo; client: ClientChannel; log: FastCallContext['log'] } | undefined;
+  const sessionOf = (server: Server, caps: Record<string, unknown>) => {
+    if (session?.server === server && session.mcp.clientCapabilities === caps) return session;
+    const client: ClientChannel = {};
+    if (caps.sampling) client.sample = (params) => server.createMessage(params as any);
+    if (caps.elicitation) client.elicit = (params) => server.elicitInput(params as any);
+    session = {
+      server,
+      mcp: { era: 'legacy', protocolVersion: server.getNegotiatedProtocolVersion(), clientCapabilities: caps },
+      client,
+      log: (level, data) => server.sendLoggingMessage({ level, data }).catch(() => {}),
+    };
+    return session;
+  };
   // Fast-path calls in flight, so a client's notifications/cancelled can reach them.
   const inFlight = new Map<string | number, { cancellation: Cancellation; cancelled: boolean }>();
   transport.intercept = (message) => {
@@ -50,31 +65,25 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
     const cancellation = new Cancellation();
     const flight = { cancellation, cancelled: false };
     inFlight.set(call.id, flight);
-    const client: ClientChannel = {};
-    if (caps.sampling) client.sample = (params) => server.createMessage(params as any);
-    if (caps.elicitation) client.elicit = (params) => server.elicitInput(params as any);
-    runFastCall(hub, call, {
-      principal,
-      transport: 'stdio',
-      era: 'legacy',
-      cancellation,
-      client,
-      mcp: {
-        era: 'legacy',
-        protocolVersion: server.getNegotiatedProtocolVersion(),
-        clientCapabilities: caps as Record<string, unknown>,
-      },
-      log: (level, data) => server.sendLoggingMessage({ level, data }).catch(() => {}),
-    })
-      .then((result) => {
+    const { mcp, client, log } = sessionOf(server, caps as Record<string, unknown>);
+    const fail = (err: unknown) =>
+      void transport.send({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: (err as Error).message } });
+    runFastCall(hub, call, { principal, transport: 'stdio', era: 'legacy', cancellation, client, mcp, log }).then(
+      (outcome) => {
+        inFlight.delete(call.id);
         if (flight.cancelled) return; // A request the client cancelled gets no answer (a timed-out one does).
-        if (result === undefined) transport.onmessage?.(message as JSONRPCMessage);
-        else void transport.send({ jsonrpc: '2.0', id: call.id, result });
-      })
-      .catch((err) => {
-        void transport.send({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: (err as Error).message } });
-      })
-      .finally(() => inFlight.delete(call.id));
+        try {
+          if (outcome === undefined) transport.onmessage?.(message as JSONRPCMessage);
+          else transport.sendResult(call.id, callToolResultJson(outcome));
+        } catch (err) {
+          fail(err); // A result JSON cannot encode (a BigInt, a cycle).
+        }
+      },
+      (err) => {
+        inFlight.delete(call.id);
+        fail(err);
+      },
+    );
     return true;
   };
   const handle = serveStdio(

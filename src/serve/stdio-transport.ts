@@ -128,6 +128,17 @@ export class BatchingStdioTransport implements Transport {
       if (!this.waitingForDrain) this.write();
       return;
     }
+    this.scheduleFlush();
+  }
+
+  /** Queue a response whose result is JSON text already (the fast path encodes results itself). */
+  sendResult(id: string | number, resultJson: string): void {
+    if (this.closed) return;
+    this.outgoing.push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`);
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
     if (!this.flushScheduled && !this.waitingForDrain) {
       this.flushScheduled = true;
       setImmediate(this.flush);

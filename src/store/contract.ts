@@ -1,9 +1,28 @@
 // The Store contract: typed parts for all shared state. SQLite (embedded, default) and Redis (scale-out)
 // implement it; one contract test suite (test/store/contract.ts) runs against every implementation.
 import type { BusEvent } from '../core/context.ts';
+import { SwitchboardError } from '../core/errors.ts';
 
 export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
+
+/** How big the work looked when the task was created (for outcome metrics). */
+export const TASK_COMPLEXITIES = ['simple', 'moderate', 'complex'] as const;
+export type TaskComplexity = (typeof TASK_COMPLEXITIES)[number];
+
+/** How the work turned out, in the words of whoever completed it. */
+export const TASK_OUTCOMES = ['success', 'partial', 'failure'] as const;
+export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
+
+/** The self-assessment `task.complete` records: the outcome, how sure the agent is, and what it touched. */
+export interface TaskAssessment {
+  outcome: TaskOutcome;
+  /** 0..1: how confident the agent is that the outcome is what it says. */
+  confidence: number | null;
+  filesModified: string[];
+  testsAdded: number | null;
+  notes: string | null;
+}
 
 export interface Task {
   id: string;
@@ -12,6 +31,9 @@ export interface Task {
   status: TaskStatus;
   type: string | null;
   metadata: Record<string, unknown> | null;
+  estimatedComplexity: TaskComplexity | null;
+  /** Recorded by task.complete; null until then (and for tasks completed without one). */
+  assessment: TaskAssessment | null;
   /** Instance the task is assigned to, while assigned or in progress (kept after completion for history). */
   assignedTo: string | null;
   result: unknown;
@@ -29,11 +51,35 @@ export interface NewTask {
   priority: number;
   type?: string | null;
   metadata?: Record<string, unknown> | null;
+  estimatedComplexity?: TaskComplexity | null;
 }
 
 export type TaskPatch = Partial<
-  Pick<Task, 'text' | 'priority' | 'status' | 'type' | 'metadata' | 'assignedTo' | 'result' | 'error' | 'completedAt'>
+  Pick<
+    Task,
+    | 'text'
+    | 'priority'
+    | 'status'
+    | 'type'
+    | 'metadata'
+    | 'assignedTo'
+    | 'result'
+    | 'error'
+    | 'completedAt'
+    | 'estimatedComplexity'
+    | 'assessment'
+  >
 >;
+
+/** Finished (completed or failed) tasks for outcome metrics. */
+export interface FinishedQuery {
+  /** Only tasks finished at or after this ISO time. */
+  since: string;
+  /** Only tasks of this type. */
+  type?: string;
+  /** At most this many, newest first (1..10 000, default 10 000). */
+  limit?: number;
+}
 
 export interface TaskFilter {
   status?: TaskStatus[];
@@ -67,6 +113,8 @@ export interface TaskStore {
   update(id: string, patch: TaskPatch, opts?: { from?: readonly TaskStatus[] }): Promise<TaskUpdateResult>;
   /** Put every assigned / in-progress task of an instance back to pending; returns their ids. */
   releaseInstance(instanceId: string): Promise<string[]>;
+  /** Completed and failed tasks finished since `since`, newest first (by completedAt, then id). */
+  finished(query: FinishedQuery): Promise<Task[]>;
 }
 
 export interface Instance {
@@ -246,6 +294,288 @@ export interface AuditSink {
   close(): Promise<void>;
 }
 
+// --- documents ----------------------------------------------------------------------------------------------------
+
+/** A small JSON document kept under a namespace and key (a source's cache: an upstream server's tool list). */
+export interface StoredDocument<T = unknown> {
+  namespace: string;
+  key: string;
+  value: T;
+  /** ISO time of the last put. */
+  updatedAt: string;
+}
+
+/**
+ * Small JSON documents by namespace and key, for state a source wants to survive a restart without a table of its
+ * own. Namespaces and keys are 1-200 characters; a value must be JSON (no undefined, functions or cycles) and at
+ * most {@link DOCUMENT_MAX_BYTES} when serialised — anything else is INVALID_INPUT and nothing is written.
+ */
+export interface DocumentStore {
+  get<T = unknown>(namespace: string, key: string): Promise<StoredDocument<T> | undefined>;
+  /** Insert or replace. */
+  put(namespace: string, key: string, value: unknown): Promise<StoredDocument>;
+  /** True when something was deleted. */
+  delete(namespace: string, key: string): Promise<boolean>;
+  /** Every document of a namespace, by key. */
+  list<T = unknown>(namespace: string): Promise<StoredDocument<T>[]>;
+}
+
+export const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Validate a document's namespace and key (shared by every implementation so they refuse alike). */
+export function checkDocumentId(namespace: unknown, key: unknown): void {
+  for (const [field, v] of [
+    ['namespace', namespace],
+    ['key', key],
+  ] as const) {
+    if (typeof v !== 'string' || v.length < 1 || v.length > 200)
+      throw new SwitchboardError('INVALID_INPUT', `document ${field}: expected a string of 1-200 characters.`, {
+        field,
+      });
+  }
+}
+
+/** Serialise a document value, refusing what JSON cannot hold faithfully or what is too large. */
+export function documentJson(value: unknown): string {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(value);
+  } catch (err) {
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `document value: not serialisable as JSON (${(err as Error).message}).`,
+    );
+  }
+  if (text === undefined)
+    throw new SwitchboardError('INVALID_INPUT', 'document value: expected a JSON value, got undefined or a function.');
+  if (Buffer.byteLength(text) > DOCUMENT_MAX_BYTES)
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `document value: ${Buffer.byteLength(text)} bytes as JSON, more than the ${DOCUMENT_MAX_BYTES} allowed.`,
+    );
+  return text;
+}
+
+// --- plugin hook runs --------------------------------------------------------------------------------------------
+
+/** One run of a plugin hook in one directory, kept for task outcome metrics and diagnostics. */
+export interface HookRun {
+  /** Assigned by the store on record: increasing. */
+  seq: number;
+  plugin: string;
+  hook: string;
+  /** Directory the hook ran in, relative to the project root (`.` for the root). */
+  directory: string;
+  /** Passed (exit 0), or skipped because nothing changed since its last success (`cached`). */
+  ok: boolean;
+  cached: boolean;
+  /** Exit code; 124 for a timeout; null when it was cached. */
+  exitCode: number | null;
+  durationMs: number;
+  /** When the run finished, canonical UTC ISO. */
+  at: string;
+}
+
+export type NewHookRun = Omit<HookRun, 'seq'>;
+
+/**
+ * Plugin hook state: the run record (what passed and failed, when) and the `if_changed` fingerprints of the last
+ * successful run per hook and directory. Malformed records are INVALID_INPUT.
+ */
+export interface HookStore {
+  record(run: NewHookRun): Promise<HookRun>;
+  /** Runs with `at` in [since, until), oldest first, at most `limit` (1..10 000, default 10 000). */
+  runs(query: { since: string; until?: string; limit?: number }): Promise<HookRun[]>;
+  /**
+   * The mark stored under `key`, if any: the `if_changed` fingerprint of a hook in a directory, or another small
+   * per-key value of the plugin layer (the consecutive stop blocks of an agent session).
+   */
+  fingerprint(key: string): Promise<string | undefined>;
+  /** Store a mark; null forgets it. */
+  setFingerprint(key: string, fingerprint: string | null): Promise<void>;
+  /** Delete runs before `before` (retention); returns how many went. */
+  prune(before: string): Promise<number>;
+}
+
+// --- script runs -------------------------------------------------------------------------------------------------
+
+export const SCRIPT_RUN_STATUSES = ['running', 'finished'] as const;
+export type ScriptRunStatus = (typeof SCRIPT_RUN_STATUSES)[number];
+
+/** What a run id may look like: 1..64 characters from `A-Z a-z 0-9 _ -`. */
+export const SCRIPT_RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * One script run (a stack of script frames driven by one client). Its journal is an ordered list of JSON entries
+ * (the executor's inputs and each auto step's result) from which a restarted hub rebuilds the run.
+ */
+export interface ScriptRun {
+  /** {@link SCRIPT_RUN_ID_PATTERN}; handed to the client as `run_id`. */
+  id: string;
+  /** Which client drives it (`stdio`, `session:<id>`, `run:<id>`); changes when another client adopts the run. */
+  clientKey: string;
+  /** Principal id that started it; only that principal may drive it. */
+  principal: string;
+  /** Display name of the first script started (`test:nested`). */
+  name: string;
+  status: ScriptRunStatus;
+  /** Canonical UTC ISO times; `updatedAt` moves on every append and update. */
+  createdAt: string;
+  updatedAt: string;
+  /** How many journal entries it has. */
+  entries: number;
+}
+
+export interface NewScriptRun {
+  id: string;
+  clientKey: string;
+  principal: string;
+  name: string;
+}
+
+export interface ScriptRunFilter {
+  principal?: string;
+  clientKey?: string;
+  status?: ScriptRunStatus;
+  /** 1..500, default 50. */
+  limit?: number;
+}
+
+/**
+ * Script runs and their journals. A malformed id, entry or filter is INVALID_INPUT; journal entries must be JSON
+ * objects.
+ */
+export interface ScriptRunStore {
+  /** Store a new run (status `running`, no entries). A taken id is CONFLICT. */
+  create(run: NewScriptRun): Promise<ScriptRun>;
+  get(id: string): Promise<ScriptRun | undefined>;
+  /** Append journal entries in order, all or none. An unknown run is NOT_FOUND. */
+  append(id: string, entries: readonly Record<string, unknown>[]): Promise<void>;
+  /** Every journal entry of a run, in append order; an unknown run gives an empty list. */
+  journal(id: string): Promise<Record<string, unknown>[]>;
+  /** Change the status or the driving client; undefined when the run is unknown. */
+  update(id: string, patch: { status?: ScriptRunStatus; clientKey?: string }): Promise<ScriptRun | undefined>;
+  /** Matching runs, most recently updated first. */
+  list(filter?: ScriptRunFilter): Promise<ScriptRun[]>;
+  /** Delete a run and its journal; true when it existed. */
+  remove(id: string): Promise<boolean>;
+  /** Retention: delete every finished run (and its journal) last updated before `before`; returns how many. */
+  prune(before: string): Promise<number>;
+}
+
+// --- agent sessions ----------------------------------------------------------------------------------------------
+
+/** What a store needs to know of an agent session's meta; the agents room owns the rest of its shape. */
+export interface AgentSessionRecord {
+  schema_version: number;
+  session_name: string;
+  status: string;
+}
+
+/** One transcript event. `type` says what happened; the rest depends on it. `ts` is stamped on append. */
+export type AgentTranscriptEvent = { type: string; ts?: string; [key: string]: unknown };
+
+/** Transcript events from a position on, and the position after them (to read on from, as `sessions tail -f`). */
+export interface AgentTranscriptPage {
+  events: AgentTranscriptEvent[];
+  /** Unreadable entries passed over (a line torn by a crash in the file layout). */
+  skipped: number;
+  /** Where the next read starts; opaque to callers (a byte offset in a file, an index in a Redis list). */
+  next: number;
+}
+
+/** Who holds a session's turn lock. */
+export interface AgentTurnLock {
+  /** The owner given to `lock` (a hub's instance id). */
+  owner: string;
+  /** False when the owner is gone (its process died or its lease ran out): the lock is stale and may be taken. */
+  alive: boolean;
+  /** The holder in words for messages: `process 4242`, `instance 4242-ab12cd34`. */
+  holder: string;
+}
+
+/**
+ * Agent sessions: a meta record per session, its append-only transcript and a turn lock. The embedded layout is
+ * files under the project (`src/sources/agents/session-files.ts`, readable with `tail -f`); a store shared by several
+ * machines (Redis) holds them itself. Names are checked by the agents room (`session-name.ts`) before they get here;
+ * a store refuses only what would corrupt it (not a non-empty string: INVALID_INPUT).
+ *
+ * `holder` on writes is a fence: the write happens only while that owner holds the turn lock (CONFLICT otherwise),
+ * so a turn whose lock was taken over after its lease ran out cannot write over the turn that took it.
+ */
+export interface AgentSessionStore<M extends AgentSessionRecord = AgentSessionRecord> {
+  /** Where a session's transcript can be read, in words for messages (a file path, a command). */
+  where(name: string): string;
+  /** Create a session with no transcript; CONFLICT when the name is taken. */
+  create(meta: M): Promise<void>;
+  /** The session's meta; undefined when there is none, INTERNAL when it cannot be read. */
+  get(name: string): Promise<M | undefined>;
+  /**
+   * Replace the meta atomically (readers see the old or the new one, never a mix); NOT_FOUND when there is none.
+   * With `release`, `holder`'s turn lock goes in the same step: a turn's end is never seen without its result.
+   */
+  put(meta: M, opts?: { holder?: string; release?: boolean }): Promise<void>;
+  /** Append events in order, all or none, each stamped with `ts` unless it has one; NOT_FOUND for no session. */
+  append(name: string, events: readonly AgentTranscriptEvent[], opts?: { holder?: string }): Promise<void>;
+  /** Transcript events from `from` (default: the start); an unknown session has none. */
+  transcript(name: string, from?: number): Promise<AgentTranscriptPage>;
+  /** Every session name, sorted. */
+  names(): Promise<string[]>;
+  /**
+   * Take the session's turn lock for `owner` for `ttlMs` (files: as long as the process lives). A live lock is
+   * CONFLICT (one turn at a time), whoever holds it; a stale one is taken over.
+   */
+  lock(name: string, owner: string, ttlMs: number): Promise<void>;
+  /** Extend `owner`'s lock by `ttlMs`; false when the lock is no longer theirs (taken over, or removed). */
+  renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
+  /** Let go of `owner`'s lock; a lock someone else holds stays. */
+  unlock(name: string, owner: string): Promise<void>;
+  /** Who holds the turn lock, alive or stale; undefined when nobody does. */
+  lockOwner(name: string): Promise<AgentTurnLock | undefined>;
+  /** Delete meta, transcript and lock; false when there was no session, CONFLICT while a live turn holds the lock. */
+  remove(name: string): Promise<boolean>;
+}
+
+/** The NOT_FOUND for a session that does not exist, with what to do instead. */
+export function sessionMissing(name: string): SwitchboardError {
+  return new SwitchboardError(
+    'NOT_FOUND',
+    `No session '${name}'. Start it with agent__start, or list sessions with session__list.`,
+  );
+}
+
+/** The CONFLICT for a session name that is taken (every implementation words it alike). */
+export function sessionTaken(name: string): SwitchboardError {
+  return new SwitchboardError(
+    'CONFLICT',
+    `Session '${name}' already exists. Continue it with agent__resume {session_name: '${name}'}, or pick another name.`,
+  );
+}
+
+/** The CONFLICT for a session whose turn lock is held: one turn at a time. */
+export function sessionBusy(name: string): SwitchboardError {
+  return new SwitchboardError(
+    'CONFLICT',
+    `Session '${name}' is running a turn; one session runs one turn at a time. Wait with agent__status {session_name: '${name}', wait_seconds: 60}, or stop it with agent__cancel.`,
+  );
+}
+
+/** The CONFLICT for deleting a session while its turn runs. */
+export function sessionRunning(name: string): SwitchboardError {
+  return new SwitchboardError(
+    'CONFLICT',
+    `Session '${name}' is running a turn; stop it with agent__cancel before cleaning it.`,
+  );
+}
+
+/** The CONFLICT for a write fenced by a turn lock its writer no longer holds. */
+export function sessionLockLost(name: string, holder: string): SwitchboardError {
+  return new SwitchboardError(
+    'CONFLICT',
+    `Session '${name}': this turn (${holder}) no longer holds the session's turn lock — its lease ran out and another turn took the session over. Nothing was written.`,
+  );
+}
+
 // --- the store ---------------------------------------------------------------------------------------------------
 
 export interface Store {
@@ -255,6 +585,14 @@ export interface Store {
   readonly events: EventLog;
   readonly tokens: TokenStore;
   readonly audit: AuditLog;
+  readonly documents: DocumentStore;
+  readonly hooks: HookStore;
+  readonly scriptRuns: ScriptRunStore;
+  /**
+   * Agent sessions kept by the store itself (Redis: instances on several machines share them). Absent on an
+   * embedded store: sessions are then files in the project (`.switchboard/sessions/`), as users `tail -f` them.
+   */
+  readonly agentSessions?: AgentSessionStore;
   /** Cheap liveness probe for health checks. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

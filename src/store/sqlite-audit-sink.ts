@@ -4,11 +4,12 @@ import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { BUMP_SEQ_SQL, encodeSegment, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL } from './audit-segment.ts';
 import type { AuditSink, NewAuditRecord } from './contract.ts';
+import { sqliteAddon } from './sqlite-addon.ts';
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
-const db = new Database(workerData.file);
+const db = new Database(workerData.file, workerData.addon ? { nativeBinding: workerData.addon } : {});
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 const nextSeq = db.prepare(${JSON.stringify(NEXT_SEQ_SQL)}).pluck();
@@ -57,7 +58,7 @@ export class SqliteAuditSink implements AuditSink {
     private readonly onError: (message: string) => void,
   ) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver } });
+    this.worker = new Worker(WORKER, { eval: true, workerData: { file, driver, addon: sqliteAddon() } });
     this.worker.unref();
     this.worker.on('message', (m: { flushed?: number; error?: string; closed?: boolean }) => {
       if (m.error) this.onError(m.error);

@@ -1,12 +1,12 @@
 // The embedded Store: one SQLite file (WAL) holding tasks, instances, the event log, API tokens and the audit log —
 // the default on one machine.
 // Several hub processes may share the file: writes take the lock up front (BEGIN IMMEDIATE) and wait up to busy_timeout.
+import { createRequire } from 'node:module';
 import Database from 'better-sqlite3';
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
   BUMP_SEQ_SQL,
-  cleanField,
   decodeSegment,
   encodeSegment,
   INSERT_SEGMENT_SQL,
@@ -14,42 +14,81 @@ import {
   type Segment,
 } from './audit-segment.ts';
 import {
-  AUDIT_DEFAULT_LIMIT,
-  AUDIT_MAX_LIMIT,
-  AUDIT_OUTCOMES,
   type AuditLog,
-  type AuditOutcome,
   type AuditQuery,
   type AuditRecord,
   type AuditSink,
+  checkDocumentId,
+  type DocumentStore,
+  documentJson,
   type EventLog,
+  type FinishedQuery,
+  type HookRun,
+  type HookStore,
   type Instance,
   type InstanceStore,
   type NewAuditRecord,
+  type NewHookRun,
+  type NewScriptRun,
   type NewTask,
   type NewToken,
+  type ScriptRun,
+  type ScriptRunFilter,
+  type ScriptRunStatus,
+  type ScriptRunStore,
   type Store,
+  type StoredDocument,
   type StoredEvent,
-  TASK_STATUSES,
   type Task,
+  type TaskComplexity,
   type TaskFilter,
   type TaskPage,
   type TaskPatch,
   type TaskStatus,
   type TaskStore,
   type TaskUpdateResult,
-  TOKEN_NAME_PATTERN,
   type TokenRecord,
   type TokenStore,
 } from './contract.ts';
+import { sqliteAddon } from './sqlite-addon.ts';
 import { SqliteAuditSink } from './sqlite-audit-sink.ts';
+import {
+  auditMatches,
+  checkAssessment,
+  checkAuditQuery,
+  checkComplexity,
+  checkFinishedQuery,
+  checkHash,
+  checkHookQuery,
+  checkHookRun,
+  checkInt,
+  checkIso,
+  checkMetadata,
+  checkNewScriptRun,
+  checkRunFilter,
+  checkRunId,
+  checkRunPatch,
+  checkStatus,
+  checkStatuses,
+  checkString,
+  checkTokenName,
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  describe,
+  encodeCursor,
+  invalid,
+  journalRows,
+  MAX_PAGE_SIZE,
+  newestFirst,
+  newTaskId,
+  toJson,
+  validAudit,
+} from './validate.ts';
+
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, newTaskId } from './validate.ts';
 
 type Db = Database.Database;
 type Statement = Database.Statement;
-
-/** Page size when a caller gives none, and the largest page a caller may ask for. */
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
 
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: never edit a
@@ -163,154 +202,67 @@ export const MIGRATIONS: readonly string[] = [
     SELECT RAISE(ABORT, 'audit records are append-only');
   END;
   `,
+  // 4: small JSON documents by namespace and key (an upstream server's cached tool list, and the like).
+  `
+  CREATE TABLE documents (
+    namespace  TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    value      TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (namespace, key)
+  ) STRICT, WITHOUT ROWID;
+  `,
+  // 5: task outcome metrics (estimated complexity, the completing agent's self-assessment) and plugin hook runs
+  // with the if_changed fingerprints of their last successes.
+  `
+  ALTER TABLE tasks ADD COLUMN estimated_complexity TEXT
+    CHECK (estimated_complexity IS NULL OR estimated_complexity IN ('simple', 'moderate', 'complex'));
+  ALTER TABLE tasks ADD COLUMN assessment TEXT CHECK (assessment IS NULL OR json_valid(assessment));
+  -- task.metrics reads finished tasks by time.
+  CREATE INDEX tasks_by_completion ON tasks (completed_at) WHERE completed_at IS NOT NULL;
+
+  CREATE TABLE hook_runs (
+    seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+    plugin      TEXT NOT NULL,
+    hook        TEXT NOT NULL,
+    directory   TEXT NOT NULL,
+    ok          INTEGER NOT NULL CHECK (ok IN (0, 1)),
+    cached      INTEGER NOT NULL CHECK (cached IN (0, 1)),
+    exit_code   INTEGER,
+    duration_ms REAL NOT NULL CHECK (duration_ms >= 0),
+    at          TEXT NOT NULL
+  ) STRICT;
+  CREATE INDEX hook_runs_by_at ON hook_runs (at);
+
+  CREATE TABLE hook_fingerprints (
+    key         TEXT PRIMARY KEY,
+    fingerprint TEXT NOT NULL
+  ) STRICT;
+  `,
+  // 6: script runs and their journals (src/sources/scripts): a run row, and one row per journal entry.
+  `
+  CREATE TABLE script_runs (
+    id         TEXT PRIMARY KEY,
+    client_key TEXT NOT NULL,
+    principal  TEXT NOT NULL,
+    name       TEXT NOT NULL,
+    status     TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    entries    INTEGER NOT NULL DEFAULT 0 CHECK (entries >= 0)
+  ) STRICT;
+  CREATE INDEX script_runs_by_update ON script_runs (updated_at);
+  CREATE TABLE script_run_entries (
+    run_id TEXT NOT NULL,
+    seq    INTEGER NOT NULL,
+    data   TEXT NOT NULL,
+    PRIMARY KEY (run_id, seq)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
-
-// --- ids ---------------------------------------------------------------------------------------------------------
-
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-const RANDOM_SPACE = 2 ** 30;
-let lastIdTime = 0;
-let lastIdRandom = 0;
-
-function base32(value: number, length: number): string {
-  let out = '';
-  let v = value;
-  for (let i = 0; i < length; i++) {
-    out = CROCKFORD[v % 32] + out;
-    v = Math.floor(v / 32);
-  }
-  return out;
-}
-
-/**
- * A short, time-sortable task id: `t-` + 10 chars of milliseconds + 6 random chars (ULID-like, lower case).
- * Monotonic within a process — the same millisecond increments the random part, a clock step back reuses the
- * last time — so ids and `createdAt` never go backwards and the list order equals creation order.
- *
- * @example
- * const { id, time } = newTaskId(); // id: 't-01jd3m8x2k4f9qzr', time: 1731500000000
- */
-export function newTaskId(now = Date.now()): { id: string; time: number } {
-  if (now > lastIdTime) {
-    lastIdTime = now;
-    lastIdRandom = Math.floor(Math.random() * RANDOM_SPACE);
-  } else if (++lastIdRandom >= RANDOM_SPACE) {
-    // 2^30 ids in one millisecond cannot happen in practice; borrow the next millisecond to stay monotonic.
-    lastIdTime++;
-    lastIdRandom = 0;
-  }
-  return { id: `t-${base32(lastIdTime, 10)}${base32(lastIdRandom, 6)}`, time: lastIdTime };
-}
-
-// --- validation: reject bad input before it reaches a statement ----------------------------------------------------
-
-function invalid(message: string): never {
-  throw new SwitchboardError('INVALID_INPUT', message);
-}
-
-function checkString(
-  value: unknown,
-  field: string,
-  opts: { nullable?: boolean; nonEmpty?: boolean } = {},
-): string | null {
-  if (value === null && opts.nullable) return null;
-  if (typeof value !== 'string')
-    invalid(`${field} must be a string${opts.nullable ? ' or null' : ''}, got ${describe(value)}.`);
-  if (opts.nonEmpty && value.length === 0) invalid(`${field} must not be empty.`);
-  return value;
-}
-
-function checkInt(value: unknown, field: string, min = Number.MIN_SAFE_INTEGER, max = Number.MAX_SAFE_INTEGER): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-    const range = min === Number.MIN_SAFE_INTEGER ? '' : ` between ${min} and ${max}`;
-    invalid(`${field} must be an integer${range}, got ${describe(value)}.`);
-  }
-  return value;
-}
-
-function checkStatus(value: unknown, field: string): TaskStatus {
-  if (!TASK_STATUSES.includes(value as TaskStatus)) {
-    invalid(`${field} must be one of ${TASK_STATUSES.join(', ')}, got ${describe(value)}.`);
-  }
-  return value as TaskStatus;
-}
-
-function checkStatuses(value: unknown, field: string): TaskStatus[] {
-  if (!Array.isArray(value)) invalid(`${field} must be an array of statuses, got ${describe(value)}.`);
-  return [...new Set(value.map((s, i) => checkStatus(s, `${field}[${i}]`)))];
-}
-
-/** Serialise a JSON column; throws INVALID_INPUT for values JSON cannot hold (cycles, BigInt, functions). */
-function toJson(value: unknown, field: string): string | null {
-  if (value === undefined || value === null) return null;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    invalid(`${field} must be JSON-serialisable: ${(err as Error).message}.`);
-  }
-  if (text === undefined) invalid(`${field} must be JSON-serialisable, got ${describe(value)}.`);
-  return text;
-}
-
-function checkMetadata(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    invalid(`metadata must be an object or null, got ${describe(value)}.`);
-  return toJson(value, 'metadata');
-}
-
-/** ISO 8601 date or date-time; a time needs a zone (Z or ±hh:mm) so it means one instant on every machine. */
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-
-/**
- * Validate an ISO time and return it in canonical UTC form (`2030-01-01T00:00:00.000Z`): every stored time has
- * that one shape, so comparing the text compares the instants. Impossible dates (Feb 30) are refused rather
- * than rolled over.
- */
-const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-function checkIso(value: unknown, field: string): string {
-  // The common case — already canonical, as toISOString() writes it — costs one regex and one round trip.
-  if (typeof value === 'string' && CANONICAL_ISO.test(value)) {
-    const ms = Date.parse(value);
-    if (!Number.isNaN(ms) && new Date(ms).toISOString() === value) return value;
-  }
-  const m = typeof value === 'string' ? ISO_TIME.exec(value) : null;
-  if (m) {
-    const [, year, month, day, hour = '0', minute = '0', second = '0'] = m;
-    const mo = Number(month);
-    const daysInMonth = new Date(Date.UTC(Number(year), mo, 0)).getUTCDate();
-    if (
-      mo >= 1 &&
-      mo <= 12 &&
-      Number(day) >= 1 &&
-      Number(day) <= daysInMonth &&
-      Number(hour) <= 23 &&
-      Number(minute) <= 59 &&
-      Number(second) <= 59
-    ) {
-      const ms = Date.parse(value as string);
-      // Length 24 keeps the year within 0000..9999, where text order equals time order.
-      if (!Number.isNaN(ms)) {
-        const iso = new Date(ms).toISOString();
-        if (iso.length === 24) return iso;
-      }
-    }
-  }
-  invalid(`${field} must be an ISO 8601 time such as 2030-01-01T00:00:00.000Z, got ${describe(value)}.`);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value;
-}
 
 // --- tasks -------------------------------------------------------------------------------------------------------
 
@@ -328,6 +280,8 @@ interface TaskRow {
   updated_at: string;
   completed_at: string | null;
   version: number;
+  estimated_complexity: TaskComplexity | null;
+  assessment: string | null;
 }
 
 function toTask(row: TaskRow): Task {
@@ -338,6 +292,8 @@ function toTask(row: TaskRow): Task {
     status: row.status,
     type: row.type,
     metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    estimatedComplexity: row.estimated_complexity,
+    assessment: row.assessment === null ? null : JSON.parse(row.assessment),
     assignedTo: row.assigned_to,
     result: row.result === null ? null : JSON.parse(row.result),
     error: row.error,
@@ -359,39 +315,9 @@ const PATCH_COLUMNS: { [K in keyof Required<TaskPatch>]: (v: unknown) => Partial
   result: (v) => ({ result: toJson(v, 'result') }),
   error: (v) => ({ error: checkString(v, 'error', { nullable: true }) }),
   completedAt: (v) => ({ completed_at: checkString(v, 'completedAt', { nullable: true }) }),
+  estimatedComplexity: (v) => ({ estimated_complexity: checkComplexity(v) }),
+  assessment: (v) => ({ assessment: checkAssessment(v) }),
 };
-
-/** Keyset position of a row in the list order. Opaque to callers: base64url of `{p, c, i}`. */
-interface Cursor {
-  p: number;
-  c: string;
-  i: string;
-}
-
-function encodeCursor(row: TaskRow): string {
-  return Buffer.from(JSON.stringify({ p: row.priority, c: row.created_at, i: row.id } satisfies Cursor)).toString(
-    'base64url',
-  );
-}
-
-function decodeCursor(cursor: unknown): Cursor {
-  const fail = (): never =>
-    invalid(
-      `cursor ${describe(cursor)} is not a cursor this store issued. Pass the nextCursor of the previous page unchanged, or omit cursor to start from the first page.`,
-    );
-  // Buffer.from(…, 'base64url') skips characters it does not know, so check the alphabet first.
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,1000}$/.test(cursor)) return fail();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return fail();
-  }
-  const c = parsed as Partial<Cursor> | null;
-  if (!c || typeof c !== 'object' || !Number.isSafeInteger(c.p) || typeof c.c !== 'string' || typeof c.i !== 'string')
-    return fail();
-  return { p: c.p as number, c: c.c, i: c.i };
-}
 
 class SqliteTasks implements TaskStore {
   private readonly insert: Statement;
@@ -406,14 +332,15 @@ class SqliteTasks implements TaskStore {
     private readonly live: () => void,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version)
-       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version)`,
+      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version, estimated_complexity, assessment)
+       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version, @estimated_complexity, @assessment)`,
     );
     this.byId = db.prepare('SELECT * FROM tasks WHERE id = ?');
     this.write = db.prepare(
       `UPDATE tasks SET text = @text, priority = @priority, status = @status, type = @type, metadata = @metadata,
          assigned_to = @assigned_to, result = @result, error = @error, updated_at = @updated_at,
-         completed_at = @completed_at, version = @version
+         completed_at = @completed_at, version = @version, estimated_complexity = @estimated_complexity,
+         assessment = @assessment
        WHERE id = @id AND version = @expected`,
     );
     this.release = db.prepare(
@@ -421,6 +348,17 @@ class SqliteTasks implements TaskStore {
        WHERE assigned_to = @instance AND status IN ('assigned', 'in_progress')
        RETURNING id`,
     );
+    this.finishedSince = db.prepare(
+      `SELECT * FROM tasks WHERE completed_at IS NOT NULL AND completed_at >= @since AND (@type IS NULL OR type = @type)
+       ORDER BY completed_at DESC, id DESC LIMIT @limit`,
+    );
+  }
+
+  private readonly finishedSince: Statement;
+
+  async finished(query: FinishedQuery): Promise<Task[]> {
+    this.live();
+    return (this.finishedSince.all(checkFinishedQuery(query)) as TaskRow[]).map(toTask);
   }
 
   async create(task: NewTask): Promise<Task> {
@@ -430,6 +368,7 @@ class SqliteTasks implements TaskStore {
     const priority = checkInt(task.priority, 'priority');
     const type = task.type === undefined ? null : checkString(task.type, 'type', { nullable: true });
     const metadata = checkMetadata(task.metadata);
+    const estimatedComplexity = checkComplexity(task.estimatedComplexity);
     const { id, time } = newTaskId();
     const at = new Date(time).toISOString();
     const row: TaskRow = {
@@ -446,6 +385,8 @@ class SqliteTasks implements TaskStore {
       updated_at: at,
       completed_at: null,
       version: 1,
+      estimated_complexity: estimatedComplexity,
+      assessment: null,
     };
     this.insert.run(row);
     return toTask(row);
@@ -496,7 +437,12 @@ class SqliteTasks implements TaskStore {
     const rows = stmt.all(params) as TaskRow[];
     const more = rows.length > limit;
     if (more) rows.length = limit;
-    return { tasks: rows.map(toTask), nextCursor: more ? encodeCursor(rows[rows.length - 1]) : null };
+    return {
+      tasks: rows.map(toTask),
+      nextCursor: more
+        ? encodeCursor(rows[rows.length - 1].priority, rows[rows.length - 1].created_at, rows[rows.length - 1].id)
+        : null,
+    };
   }
 
   async update(id: string, patch: TaskPatch, opts: { from?: readonly TaskStatus[] } = {}): Promise<TaskUpdateResult> {
@@ -557,6 +503,65 @@ function toInstance(row: InstanceRow): Instance {
     lastSeenAt: row.last_seen_at,
     expiresAt: row.expires_at,
   };
+}
+
+class SqliteDocuments implements DocumentStore {
+  private readonly getStmt: Statement;
+  private readonly putStmt: Statement;
+  private readonly deleteStmt: Statement;
+  private readonly listStmt: Statement;
+
+  constructor(
+    db: Db,
+    private readonly live: () => void,
+  ) {
+    this.getStmt = db.prepare('SELECT * FROM documents WHERE namespace = ? AND key = ?');
+    this.putStmt = db.prepare(
+      `INSERT INTO documents (namespace, key, value, updated_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (namespace, key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at`,
+    );
+    this.deleteStmt = db.prepare('DELETE FROM documents WHERE namespace = ? AND key = ?');
+    this.listStmt = db.prepare('SELECT * FROM documents WHERE namespace = ? ORDER BY key');
+  }
+
+  async get<T>(namespace: string, key: string): Promise<StoredDocument<T> | undefined> {
+    this.live();
+    checkDocumentId(namespace, key);
+    const row = this.getStmt.get(namespace, key) as DocumentRow | undefined;
+    return row ? toDocument<T>(row) : undefined;
+  }
+
+  async put(namespace: string, key: string, value: unknown): Promise<StoredDocument> {
+    this.live();
+    checkDocumentId(namespace, key);
+    const text = documentJson(value);
+    const updatedAt = new Date().toISOString();
+    this.putStmt.run(namespace, key, text, updatedAt);
+    return { namespace, key, value: JSON.parse(text), updatedAt };
+  }
+
+  async delete(namespace: string, key: string): Promise<boolean> {
+    this.live();
+    checkDocumentId(namespace, key);
+    return this.deleteStmt.run(namespace, key).changes > 0;
+  }
+
+  async list<T>(namespace: string): Promise<StoredDocument<T>[]> {
+    this.live();
+    checkDocumentId(namespace, 'x');
+    return (this.listStmt.all(namespace) as DocumentRow[]).map((r) => toDocument<T>(r));
+  }
+}
+
+interface DocumentRow {
+  namespace: string;
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+function toDocument<T>(row: DocumentRow): StoredDocument<T> {
+  return { namespace: row.namespace, key: row.key, value: JSON.parse(row.value) as T, updatedAt: row.updated_at };
 }
 
 class SqliteInstances implements InstanceStore {
@@ -720,25 +725,6 @@ function toToken(row: TokenRow): TokenRecord {
   };
 }
 
-function checkTokenName(value: unknown): string {
-  if (typeof value !== 'string' || !TOKEN_NAME_PATTERN.test(value))
-    invalid(
-      `Token name ${describe(value)} is invalid: a token name is 1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-'.`,
-    );
-  return value;
-}
-
-const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-function checkHash(value: unknown): string {
-  // Never echo the value: a caller that passes the token itself by mistake must not see it land in a log.
-  if (typeof value !== 'string' || !SHA256_HEX.test(value))
-    invalid(
-      `hash must be the lowercase hex SHA-256 of the token (64 characters from 0-9a-f), got ${typeof value === 'string' ? `a string of ${value.length} characters` : describe(value)}.`,
-    );
-  return value;
-}
-
 function isConstraint(err: unknown, code: string): boolean {
   return err instanceof Database.SqliteError && err.code === code;
 }
@@ -854,14 +840,6 @@ class SqliteTokens implements TokenStore {
 
 // --- audit -------------------------------------------------------------------------------------------------------
 
-const AUDIT_QUERY_KEYS = ['since', 'until', 'capability', 'principal', 'outcome', 'limit'] as const;
-
-function checkOutcome(value: unknown, field: string): AuditOutcome {
-  if (!AUDIT_OUTCOMES.includes(value as AuditOutcome))
-    invalid(`${field} must be one of ${AUDIT_OUTCOMES.join(', ')}, got ${describe(value)}.`);
-  return value as AuditOutcome;
-}
-
 class SqliteAudit implements AuditLog {
   private readonly nextSeq: Statement;
   private readonly insertSegment: Statement;
@@ -912,19 +890,8 @@ class SqliteAudit implements AuditLog {
 
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
     this.live();
-    if (typeof query !== 'object' || query === null || Array.isArray(query))
-      invalid(`audit query must be an object, got ${describe(query)}.`);
-    for (const key of Object.keys(query)) {
-      if (!(AUDIT_QUERY_KEYS as readonly string[]).includes(key))
-        invalid(`'${key}' is not an audit query field; use one of ${AUDIT_QUERY_KEYS.join(', ')}.`);
-    }
-    const limit = query.limit === undefined ? AUDIT_DEFAULT_LIMIT : checkInt(query.limit, 'limit', 1, AUDIT_MAX_LIMIT);
-    const since = query.since === undefined ? '' : checkIso(query.since, 'since');
-    const until = query.until === undefined ? '\uffff' : checkIso(query.until, 'until');
-    const capability = query.capability === undefined ? undefined : checkString(query.capability, 'capability');
-    const principal = query.principal === undefined ? undefined : checkString(query.principal, 'principal');
-    const outcome = query.outcome === undefined ? undefined : checkOutcome(query.outcome, 'outcome');
-    const newestFirst = (a: AuditRecord, b: AuditRecord) => (a.at === b.at ? b.seq - a.seq : a.at < b.at ? 1 : -1);
+    const q = checkAuditQuery(query);
+    const { limit, since, until } = q;
     const found: AuditRecord[] = [];
     for (const row of this.candidates.iterate({ since, until }) as Iterable<{
       first_seq: number;
@@ -937,13 +904,7 @@ class SqliteAudit implements AuditLog {
         found.length = limit;
         if (row.at_max < found[limit - 1].at) break;
       }
-      for (const r of decodeSegment(row.first_seq, row.data)) {
-        if (r.at < since || r.at >= until) continue;
-        if (capability !== undefined && r.capability !== capability) continue;
-        if (principal !== undefined && r.principal !== principal) continue;
-        if (outcome !== undefined && r.outcome !== outcome) continue;
-        found.push(r);
-      }
+      for (const r of decodeSegment(row.first_seq, row.data)) if (auditMatches(r, q)) found.push(r);
     }
     return found.sort(newestFirst).slice(0, limit);
   }
@@ -962,35 +923,261 @@ class SqliteAudit implements AuditLog {
   }
 }
 
-/** Check a record from an API caller (the hub's own records go through the sink unchecked). */
-function validAudit(record: NewAuditRecord): NewAuditRecord {
-  if (!record || typeof record !== 'object') invalid(`audit record must be an object, got ${describe(record)}.`);
-  const at = checkIso(record.at, 'at');
-  const outcome = checkOutcome(record.outcome, 'outcome');
-  const errorCode = record.errorCode ?? null;
-  const errorMessage = record.errorMessage ?? null;
-  if (outcome === 'ok') {
-    if (errorCode !== null || errorMessage !== null)
-      invalid(`errorCode and errorMessage must be null when outcome is 'ok'.`);
-  } else {
-    checkString(errorCode, 'errorCode', { nonEmpty: true });
-    checkString(errorMessage, 'errorMessage', { nullable: true });
-  }
-  const duration = record.durationMs;
-  if (typeof duration !== 'number' || !Number.isFinite(duration) || duration < 0)
-    invalid(`durationMs must be a finite number of milliseconds ≥ 0, got ${describe(duration)}.`);
+interface HookRunRow {
+  seq: number;
+  plugin: string;
+  hook: string;
+  directory: string;
+  ok: number;
+  cached: number;
+  exit_code: number | null;
+  duration_ms: number;
+  at: string;
+}
+
+function toHookRun(row: HookRunRow): HookRun {
   return {
-    at,
-    principal: cleanField(checkString(record.principal, 'principal') as string),
-    transport: cleanField(checkString(record.transport, 'transport') as string),
-    capability: cleanField(checkString(record.capability, 'capability') as string),
-    input: cleanField(checkString(record.input, 'input') as string),
-    outcome,
-    errorCode: errorCode === null ? null : cleanField(errorCode),
-    errorMessage,
-    durationMs: duration,
-    requestId: cleanField(checkString(record.requestId, 'requestId') as string),
+    seq: row.seq,
+    plugin: row.plugin,
+    hook: row.hook,
+    directory: row.directory,
+    ok: row.ok === 1,
+    cached: row.cached === 1,
+    exitCode: row.exit_code,
+    durationMs: row.duration_ms,
+    at: row.at,
   };
+}
+
+class SqliteHooks implements HookStore {
+  private readonly insert: Statement;
+  private readonly between: Statement;
+  private readonly getPrint: Statement;
+  private readonly putPrint: Statement;
+  private readonly dropPrint: Statement;
+  private readonly drop: Statement;
+
+  constructor(
+    db: Db,
+    private readonly live: () => void,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO hook_runs (plugin, hook, directory, ok, cached, exit_code, duration_ms, at)
+       VALUES (@plugin, @hook, @directory, @ok, @cached, @exit_code, @duration_ms, @at) RETURNING *`,
+    );
+    this.between = db.prepare(
+      'SELECT * FROM hook_runs WHERE at >= @since AND at < @until ORDER BY at ASC, seq ASC LIMIT @limit',
+    );
+    this.getPrint = db.prepare('SELECT fingerprint FROM hook_fingerprints WHERE key = ?').pluck();
+    this.putPrint = db.prepare(
+      'INSERT INTO hook_fingerprints (key, fingerprint) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET fingerprint = excluded.fingerprint',
+    );
+    this.dropPrint = db.prepare('DELETE FROM hook_fingerprints WHERE key = ?');
+    this.drop = db.prepare('DELETE FROM hook_runs WHERE at < ?');
+  }
+
+  async record(run: NewHookRun): Promise<HookRun> {
+    this.live();
+    const r = checkHookRun(run);
+    const row = this.insert.get({
+      plugin: r.plugin,
+      hook: r.hook,
+      directory: r.directory,
+      ok: r.ok ? 1 : 0,
+      cached: r.cached ? 1 : 0,
+      exit_code: r.exitCode,
+      duration_ms: r.durationMs,
+      at: r.at,
+    }) as HookRunRow;
+    return toHookRun(row);
+  }
+
+  async runs(query: { since: string; until?: string; limit?: number }): Promise<HookRun[]> {
+    this.live();
+    return (this.between.all(checkHookQuery(query)) as HookRunRow[]).map(toHookRun);
+  }
+
+  async fingerprint(key: string): Promise<string | undefined> {
+    this.live();
+    return (this.getPrint.get(checkString(key, 'key', { nonEmpty: true })) as string | undefined) ?? undefined;
+  }
+
+  async setFingerprint(key: string, fingerprint: string | null): Promise<void> {
+    this.live();
+    checkString(key, 'key', { nonEmpty: true });
+    if (fingerprint === null) this.dropPrint.run(key);
+    else this.putPrint.run(key, checkString(fingerprint, 'fingerprint', { nonEmpty: true }));
+  }
+
+  async prune(before: string): Promise<number> {
+    this.live();
+    return this.drop.run(checkIso(before, 'before')).changes;
+  }
+}
+
+// --- script runs -------------------------------------------------------------------------------------------------
+
+interface ScriptRunRow {
+  id: string;
+  client_key: string;
+  principal: string;
+  name: string;
+  status: ScriptRunStatus;
+  created_at: string;
+  updated_at: string;
+  entries: number;
+}
+
+function toScriptRun(row: ScriptRunRow): ScriptRun {
+  return {
+    id: row.id,
+    clientKey: row.client_key,
+    principal: row.principal,
+    name: row.name,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    entries: row.entries,
+  };
+}
+
+class SqliteScriptRuns implements ScriptRunStore {
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly insertEntry: Statement;
+  private readonly bump: Statement;
+  private readonly entries: Statement;
+  private readonly write: Statement;
+  private readonly drop: Statement;
+  private readonly dropEntries: Statement;
+  private readonly expired: Statement;
+  private readonly appendAll: Database.Transaction<(id: string, data: readonly string[]) => boolean>;
+  private readonly lists = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly live: () => void,
+  ) {
+    this.insert = db.prepare(
+      `INSERT INTO script_runs (id, client_key, principal, name, status, created_at, updated_at, entries)
+       VALUES (@id, @client_key, @principal, @name, 'running', @at, @at, 0)`,
+    );
+    this.byId = db.prepare('SELECT * FROM script_runs WHERE id = ?');
+    this.insertEntry = db.prepare('INSERT INTO script_run_entries (run_id, seq, data) VALUES (?, ?, ?)');
+    this.bump = db.prepare(
+      'UPDATE script_runs SET entries = entries + ?, updated_at = ? WHERE id = ? RETURNING entries - ? AS first',
+    );
+    this.entries = db.prepare('SELECT data FROM script_run_entries WHERE run_id = ? ORDER BY seq').pluck();
+    this.write = db.prepare(
+      `UPDATE script_runs SET status = coalesce(@status, status), client_key = coalesce(@client_key, client_key),
+       updated_at = @at WHERE id = @id RETURNING *`,
+    );
+    this.drop = db.prepare('DELETE FROM script_runs WHERE id = ?');
+    this.dropEntries = db.prepare('DELETE FROM script_run_entries WHERE run_id = ?');
+    this.expired = db.prepare("SELECT id FROM script_runs WHERE status = 'finished' AND updated_at < ?").pluck();
+    // The row's counter hands out the sequence numbers, so concurrent appenders (two hubs) cannot interleave.
+    this.appendAll = db.transaction((id: string, data: readonly string[]) => {
+      const row = this.bump.get(data.length, new Date().toISOString(), id, data.length) as
+        | { first: number }
+        | undefined;
+      if (!row) return false;
+      for (const [i, d] of data.entries()) this.insertEntry.run(id, row.first + i, d);
+      return true;
+    });
+  }
+
+  async create(run: NewScriptRun): Promise<ScriptRun> {
+    this.live();
+    const r = checkNewScriptRun(run);
+    const id = r.id;
+    const row = { id, client_key: r.clientKey, principal: r.principal, name: r.name, at: new Date().toISOString() };
+    try {
+      this.insert.run(row);
+    } catch (err) {
+      if (isConstraint(err, 'SQLITE_CONSTRAINT_PRIMARYKEY'))
+        throw new SwitchboardError('CONFLICT', `Script run '${id}' already exists.`);
+      throw err;
+    }
+    return toScriptRun(this.byId.get(id) as ScriptRunRow);
+  }
+
+  async get(id: string): Promise<ScriptRun | undefined> {
+    this.live();
+    const row = this.byId.get(checkRunId(id)) as ScriptRunRow | undefined;
+    return row ? toScriptRun(row) : undefined;
+  }
+
+  async append(id: string, entries: readonly Record<string, unknown>[]): Promise<void> {
+    this.live();
+    checkRunId(id);
+    const data = journalRows(entries);
+    if (data.length === 0) return;
+    if (!this.appendAll.immediate(id, data)) throw new SwitchboardError('NOT_FOUND', `No script run '${id}'.`);
+  }
+
+  async journal(id: string): Promise<Record<string, unknown>[]> {
+    this.live();
+    return (this.entries.all(checkRunId(id)) as string[]).map((d) => JSON.parse(d));
+  }
+
+  async update(id: string, patch: { status?: ScriptRunStatus; clientKey?: string }): Promise<ScriptRun | undefined> {
+    this.live();
+    checkRunId(id);
+    const p = checkRunPatch(patch);
+    const row = this.write.get({ id, status: p.status, client_key: p.clientKey, at: new Date().toISOString() }) as
+      | ScriptRunRow
+      | undefined;
+    return row ? toScriptRun(row) : undefined;
+  }
+
+  async list(filter: ScriptRunFilter = {}): Promise<ScriptRun[]> {
+    this.live();
+    const f = checkRunFilter(filter);
+    const where: string[] = [];
+    const params: Record<string, unknown> = { limit: f.limit };
+    if (f.principal !== undefined) {
+      where.push('principal = @principal');
+      params.principal = f.principal;
+    }
+    if (f.clientKey !== undefined) {
+      where.push('client_key = @client_key');
+      params.client_key = f.clientKey;
+    }
+    if (f.status !== undefined) {
+      where.push('status = @status');
+      params.status = f.status;
+    }
+    const sql = `SELECT * FROM script_runs ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+      ORDER BY updated_at DESC, rowid DESC LIMIT @limit`;
+    let stmt = this.lists.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare(sql);
+      this.lists.set(sql, stmt);
+    }
+    return (stmt.all(params) as ScriptRunRow[]).map(toScriptRun);
+  }
+
+  async remove(id: string): Promise<boolean> {
+    this.live();
+    checkRunId(id);
+    return this.db.transaction(() => {
+      this.dropEntries.run(id);
+      return this.drop.run(id).changes > 0;
+    })();
+  }
+
+  async prune(before: string): Promise<number> {
+    this.live();
+    const cutoff = checkIso(before, 'before');
+    return this.db.transaction(() => {
+      const ids = this.expired.all(cutoff) as string[];
+      for (const id of ids) {
+        this.dropEntries.run(id);
+        this.drop.run(id);
+      }
+      return ids.length;
+    })();
+  }
 }
 
 // --- the store ---------------------------------------------------------------------------------------------------
@@ -1026,6 +1213,19 @@ function migrate(db: Db, file: string): void {
  * const task = await store.tasks.create({ text: 'Write the README', priority: 50 });
  * await store.close();
  */
+/**
+ * A better-sqlite3 connection, given the addon's path when it is where the package builds it. In the startup
+ * snapshot better-sqlite3's JavaScript is part of the blob, and that copy cannot look for the addon itself (the
+ * `bindings` package it would use finds it from its own file's path): without a path, the package is loaded from
+ * node_modules as a normal start does.
+ */
+function openDatabase(file: string): Database.Database {
+  const addon = sqliteAddon();
+  if (addon) return new Database(file, { nativeBinding: addon });
+  const Installed = createRequire(import.meta.url)('better-sqlite3') as typeof Database;
+  return new Installed(file);
+}
+
 export class SqliteStore implements Store {
   readonly kind = 'sqlite' as const;
   readonly tasks: TaskStore;
@@ -1033,6 +1233,9 @@ export class SqliteStore implements Store {
   readonly events: EventLog;
   readonly tokens: TokenStore;
   readonly audit: AuditLog;
+  readonly documents: DocumentStore;
+  readonly hooks: HookStore;
+  readonly scriptRuns: ScriptRunStore;
   private readonly pingStmt: Statement;
 
   private constructor(
@@ -1047,12 +1250,15 @@ export class SqliteStore implements Store {
     this.events = new SqliteEvents(db, live);
     this.tokens = new SqliteTokens(db, live);
     this.audit = new SqliteAudit(db, live, file);
+    this.documents = new SqliteDocuments(db, live);
+    this.hooks = new SqliteHooks(db, live);
+    this.scriptRuns = new SqliteScriptRuns(db, live);
     this.pingStmt = db.prepare('SELECT 1 AS ok');
   }
 
   /** Open (creating and migrating when needed) the store at `file`; `':memory:'` for a private in-memory store. */
   static open(file: string): SqliteStore {
-    const db = new Database(file);
+    const db = openDatabase(file);
     try {
       // busy_timeout first: switching to WAL itself needs a lock another process may hold.
       db.pragma('busy_timeout = 5000');

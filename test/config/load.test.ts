@@ -23,10 +23,12 @@ describe('loadConfig', () => {
       host: '127.0.0.1',
       port: 7777,
       max_body_bytes: 4194304,
+      page_size: 500,
       allowed_hosts: [],
       allowed_origins: [],
     });
     expect(config.stdio.roles).toEqual(['*']);
+    expect(config.servers).toEqual([]);
   });
 
   it('lets the project win over the user scope, key by key', () => {
@@ -50,6 +52,35 @@ describe('loadConfig', () => {
     expect(() => loadConfig(dir, env)).toThrow(
       /server\.allowed_hosts\[0\]: environment variable NOT_SET_ANYWHERE is not set/,
     );
+  });
+
+  it('keeps ${VAR} in [[servers]] for each server to expand when it connects', () => {
+    const { dir, env } = project(
+      '[[servers]]\nname = "api"\nurl = "https://h/mcp"\nheaders = { Authorization = "Bearer ${NOT_SET_ANYWHERE}" }\n',
+    );
+    const { config } = loadConfig(dir, env);
+    expect(config.servers[0].headers).toEqual({ Authorization: 'Bearer ${NOT_SET_ANYWHERE}' });
+  });
+
+  it('refuses a server with both command and url, or neither, naming it', () => {
+    const both = project('[[servers]]\nname = "x"\ncommand = "a"\nurl = "http://h"\n');
+    expect(() => loadConfig(both.dir, both.env)).toThrow(/server 'x' has both command and url/);
+    const neither = project('[[servers]]\nname = "y"\n');
+    expect(() => loadConfig(neither.dir, neither.env)).toThrow(/server 'y' needs either command .* or url/);
+    const twice = project('[[servers]]\nname = "z"\ncommand = "a"\n[[servers]]\nname = "z"\ncommand = "b"\n');
+    expect(() => loadConfig(twice.dir, twice.env)).toThrow(/server 'z' is defined twice in one file/);
+  });
+
+  it('lets a project server replace a user server of the same name', () => {
+    const { dir, env } = project(
+      '[[servers]]\nname = "fs"\ncommand = "project-fs"\n',
+      '[[servers]]\nname = "fs"\ncommand = "user-fs"\n[[servers]]\nname = "gh"\ncommand = "gh"\n',
+    );
+    const { config } = loadConfig(dir, env);
+    expect(config.servers.map((s) => [s.name, s.command])).toEqual([
+      ['fs', 'project-fs'],
+      ['gh', 'gh'],
+    ]);
   });
 
   it('names the file, line and column of a TOML syntax error', () => {

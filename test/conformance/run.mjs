@@ -8,11 +8,13 @@
 // needs Node 22; `-p node@22` provides it without making Node a dependency) with an expected-failures baseline.
 // A baseline turns WARNINGs into failures and makes stale entries fail too, so the legs are strict.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
 import { watchServer } from '../helpers/banner.mjs';
+import { dropPrefix, roundRobinProxy } from '../helpers/round-robin-proxy.mjs';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const HERE = join(ROOT, 'test/conformance');
@@ -28,6 +30,15 @@ const LEGS = [
     // Every scenario (active + pending), all on the 2025-11-25 wire with sessions.
     args: ['--suite', 'all'],
     baseline: 'expected-failures.0.1.16.yaml',
+  },
+  {
+    name: 'conformance 0.1.16 on two instances (Redis, round-robin, no affinity)',
+    pkg: '@modelcontextprotocol/conformance@0.1.16',
+    // The same 2025 session scenarios through a proxy that alternates every request between two instances on
+    // one Redis: sessions are taken over, sampling and elicitation answers are routed (docs/scale-out.md).
+    args: ['--suite', 'all'],
+    baseline: 'expected-failures.0.1.16.yaml',
+    pair: true,
   },
   {
     name: 'conformance 0.2.0-alpha.12 --requirements 2026-07-28',
@@ -48,6 +59,19 @@ const LEGS = [
   },
 ];
 
+/**
+ * Client legs: the suite plays a server and judges Switchboard's upstream layer as the client, through
+ * upstream-client.mjs. It runs under this Node (the suite's own Node 22 cannot load our native SQLite build).
+ */
+const CLIENT_PKG = '@modelcontextprotocol/conformance@0.1.16';
+const CLIENT_SCENARIOS = ['initialize', 'tools_call', 'elicitation-sep1034-client-defaults', 'sse-retry'];
+for (const scenario of CLIENT_SCENARIOS)
+  LEGS.push({
+    name: `conformance 0.1.16 client ${scenario}`,
+    pkg: CLIENT_PKG,
+    client: scenario,
+  });
+
 /** Start the server and resolve with its base URL once the banner names it. */
 function startServer(dir) {
   const child = spawn(
@@ -60,6 +84,31 @@ function startServer(dir) {
   );
   const { ready, stderr } = watchServer(child, STARTUP_MS);
   return { child, ready, stderr };
+}
+
+/**
+ * Two instances on one Redis (a random key prefix, deleted afterwards) behind a round-robin proxy; resolves with
+ * the proxy's base URL. Needs Redis at 127.0.0.1:6379 (or SWITCHBOARD_TEST_REDIS), like the scale-out tests.
+ */
+async function startPair(base) {
+  const pairDir = join(base, 'pair');
+  mkdirSync(join(pairDir, '.switchboard'), { recursive: true });
+  const prefix = `sbtest:conformance-${randomUUID().slice(0, 8)}:`;
+  const url = process.env.SWITCHBOARD_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+  writeFileSync(
+    join(pairDir, '.switchboard/config.toml'),
+    `[store]\nkind = "redis"\nurl = "${url}"\nprefix = "${prefix}"\n`,
+  );
+  const servers = [startServer(pairDir), startServer(pairDir)];
+  const proxy = await roundRobinProxy(await Promise.all(servers.map((s) => s.ready)));
+  return {
+    url: proxy.url,
+    async stop() {
+      await proxy.close();
+      await Promise.all(servers.map((s) => stopServer(s.child)));
+      await dropPrefix(url, prefix);
+    },
+  };
 }
 
 async function stopServer(child) {
@@ -102,6 +151,16 @@ function conformance(pkg, args) {
 }
 
 function runLeg(leg, url) {
+  if (leg.pair && !pair) throw new Error('the two-instance pair is not running');
+  if (leg.pair) url = pair.url;
+  if (leg.client)
+    return conformance(leg.pkg, [
+      'client',
+      '--command',
+      `${process.execPath} ${join(HERE, 'upstream-client.mjs')}`,
+      '--scenario',
+      leg.client,
+    ]);
   return conformance(leg.pkg, [
     'server',
     '--url',
@@ -120,8 +179,18 @@ async function scoredScenarios(leg) {
   return new Set([...block[1].matchAll(/- (\S+)/g)].map((m) => m[1]));
 }
 
-/** Scenario and check counts from the suite's SUMMARY block. */
+/** Scenario and check counts from the suite's SUMMARY block (a client leg prints one `Passed: x/y` line). */
 function summarize(text) {
+  const client = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(text);
+  if (!text.includes('=== SUMMARY ===') && client)
+    return {
+      scenarios: [
+        { ok: /OVERALL: PASSED/.test(text), name: 'client', passed: Number(client[1]), failed: Number(client[3]) },
+      ],
+      expected: [],
+      passed: Number(client[1]),
+      failed: Number(client[3]) + Number(client[4]),
+    };
   const summary = text.slice(text.lastIndexOf('=== SUMMARY ==='));
   const scenarios = [...summary.matchAll(/^([✓✗])\s+(\S+):\s+(\d+) passed, (\d+) failed/gmu)].map((m) => ({
     ok: m[1] === '✓',
@@ -144,6 +213,8 @@ const filter = process.argv[2];
 const legs = LEGS.filter((l) => !filter || l.name.includes(filter));
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-conformance-'));
 const server = startServer(dir);
+/** Started for the first leg that needs two instances. */
+let pair;
 let failures = 0;
 let legsPassed = 0;
 try {
@@ -151,6 +222,7 @@ try {
   for (const [i, leg] of legs.entries()) {
     const logFile = join(dir, `leg-${i + 1}.log`);
     const started = Date.now();
+    if (leg.pair && !pair) pair = await startPair(dir);
     const run = await runLeg(leg, url);
     writeFileSync(logFile, run.text);
     const s = summarize(run.text);
@@ -165,7 +237,7 @@ try {
       if (mine.length !== names.size) scored += ` (only ${mine.length} of them ran)`;
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    const ok = run.code === 0 && s.passed !== undefined;
+    const ok = run.code === 0 && s.passed !== undefined && (!leg.client || (s.failed === 0 && s.passed > 0));
     const verdict = ok ? 'OK' : run.timedOut ? 'TIMED OUT' : `FAILED (exit ${run.code})`;
     console.log(
       `${leg.name}: ${s.passed ?? '?'} passed, ${s.failed ?? '?'} failed` +
@@ -185,6 +257,7 @@ try {
   console.error(`conformance: ${err.message}`);
 } finally {
   await stopServer(server.child);
+  await pair?.stop();
 }
 if (failures === 0 && !process.env.KEEP) rmSync(dir, { recursive: true, force: true });
 // One closing line in the plain form CI reads: legs that passed against their baseline, legs that did not.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
-import { runCommand } from '../../src/core/process.ts';
+import { minimalEnv, runCommand } from '../../src/core/process.ts';
 import { testHub } from '../helpers/hub.ts';
 import { alive, pidFrom } from '../helpers/proc.ts';
 
@@ -29,6 +29,59 @@ describe('runCommand', () => {
     await expect(
       runCommand('definitely-not-a-program-xyz', [], { signal: new AbortController().signal }),
     ).rejects.toThrow(/Could not run 'definitely-not-a-program-xyz'/);
+  });
+
+  it('streams output chunks in arrival order as they come', async () => {
+    const chunks: string[] = [];
+    const r = await runCommand('sh', ['-c', 'echo one; sleep 0.05; echo two >&2; sleep 0.05; echo three'], {
+      signal: new AbortController().signal,
+      onOutput: (text, stream) => chunks.push(`${stream}:${text}`),
+    });
+    expect(chunks).toEqual(['stdout:one\n', 'stderr:two\n', 'stdout:three\n']);
+    expect(r).toMatchObject({ exitCode: 0, stdout: 'one\nthree\n', stderr: 'two\n', idleTimedOut: false });
+  });
+
+  it('idleTimeoutMs kills a silent process group but spares a chatty one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-proc-'));
+    const pidFile = join(dir, 'pid');
+    const silent = await runCommand('sh', ['-c', `echo hi; sleep 30 & echo $! > ${pidFile}; wait`], {
+      signal: new AbortController().signal,
+      idleTimeoutMs: 300,
+    });
+    expect(silent).toMatchObject({ exitCode: 124, idleTimedOut: true, timedOut: false, stdout: 'hi\n' });
+    const grandchild = await pidFrom(pidFile);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(alive(grandchild)).toBe(false);
+    // Total well past the idle limit, never silent for long: only the silence counts.
+    const chatty = await runCommand('sh', ['-c', 'for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.2; done'], {
+      signal: new AbortController().signal,
+      idleTimeoutMs: 1000,
+    });
+    expect(chatty).toMatchObject({ exitCode: 0, idleTimedOut: false });
+  });
+
+  it('with buffer false keeps nothing itself, passes every chunk on, and is not stopped by the output cap', async () => {
+    let seen = 0;
+    const r = await runCommand('sh', ['-c', 'head -c 3000000 /dev/zero | tr "\\0" x; echo; exit 3'], {
+      signal: new AbortController().signal,
+      buffer: false,
+      maxOutputBytes: 1024,
+      onOutput: (text) => {
+        seen += text.length;
+      },
+    });
+    expect(r).toMatchObject({ exitCode: 3, truncated: false, stdout: '', stderr: '' });
+    expect(seen).toBe(3_000_001);
+  });
+
+  it('takes the minimal environment from the environment it is given', async () => {
+    const r = await runCommand('env', [], {
+      signal: new AbortController().signal,
+      env: minimalEnv({ EXTRA: '1' }, { PATH: process.env.PATH, HOME: '/tmp/elsewhere', SECRET: 'x' }),
+    });
+    expect(r.stdout).toContain('HOME=/tmp/elsewhere');
+    expect(r.stdout).toContain('EXTRA=1');
+    expect(r.stdout).not.toContain('SECRET');
   });
 
   it('kills the whole process group when the signal aborts', async () => {

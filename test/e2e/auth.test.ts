@@ -1,8 +1,5 @@
-// End-to-end: tokens, roles, exposure filters, limits and the audit trail through the real CLI and server.
-import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,21 +8,12 @@ import {
   childEnv,
   FIXTURE_HANDLERS,
   type HttpServerProcess,
+  runCli,
   startHttpServer,
   tempProject,
 } from '../helpers/cli.ts';
 
-const exec = promisify(execFile);
-
-async function cli(dir: string, args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, '--cwd', dir, ...args], { env: childEnv(dir, env) });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const cli = (dir: string, args: string[], env: Record<string, string> = {}) => runCli(dir, args, { env });
 
 async function createToken(dir: string, name: string, roles: string, extra: string[] = []): Promise<string> {
   const out = await cli(dir, ['token', 'create', name, '--roles', roles, '--json', ...extra]);
@@ -134,6 +122,9 @@ describe('tokens and HTTP authentication', () => {
     expect(text).toMatch(/switchboard_calls_total\{capability="task\.create",transport="rest",outcome="ok"\} 1/);
     expect(text).toContain('switchboard_call_duration_seconds_bucket');
     expect(text).toMatch(/switchboard_breaker_state\{capability="task\.create"\} 0/);
+    // The process's own metrics, collected from the HTTP server's start.
+    expect(text).toMatch(/switchboard_process_resident_memory_bytes \d+/);
+    expect(text).toContain('switchboard_nodejs_eventloop_lag_seconds');
   });
 
   it('rate-limits per principal × capability: 429 with Retry-After on REST, isError with retryAfterMs on MCP', async () => {

@@ -1,22 +1,9 @@
-// End-to-end: the `switchboard` command as a user runs it — tools list/call, events tail, errors, config errors.
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
 
-const exec = promisify(execFile);
-
-async function run(dir: string, args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await exec(process.execPath, [BIN, '--cwd', dir, ...args], { env: childEnv(dir) });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code: number; stdout: string; stderr: string };
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
-  }
-}
+const run = (dir: string, args: string[]) => runCli(dir, args);
 
 describe('switchboard CLI', () => {
   const dir = tempProject();
@@ -124,9 +111,16 @@ describe('switchboard CLI against a running server', () => {
   });
 
   it('tails events live', async () => {
-    const tail = run(dir, ['events', 'tail', '--url', server.url, '--json', '--limit', '1']);
-    await new Promise((r) => setTimeout(r, 500));
-    await fetch(`${server.url}/v1/tools/fixture__echo`, { method: 'POST', body: JSON.stringify({ text: 'tailed' }) });
+    let done = false;
+    const tail = run(dir, ['events', 'tail', '--url', server.url, '--json', '--limit', '1']).finally(() => {
+      done = true;
+    });
+    // Call until the tail has seen one: it only shows events published after it connected, and a loaded
+    // machine can take a while to start it.
+    for (let i = 0; i < 100 && !done; i++) {
+      await fetch(`${server.url}/v1/tools/fixture__echo`, { method: 'POST', body: JSON.stringify({ text: 'tailed' }) });
+      await new Promise((r) => setTimeout(r, 200));
+    }
     const { code, stdout } = await tail;
     expect(code).toBe(0);
     expect(JSON.parse(stdout.trim())).toMatchObject({ type: 'call', name: 'fixture.echo' });

@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { callWithProgress } from '../helpers/progress.ts';
 
 let server: HttpServerProcess;
 
@@ -60,13 +61,9 @@ describe('Streamable HTTP as a 2025-11-25 client (session)', () => {
   });
 
   it('forwards progress notifications', async () => {
-    const seen: number[] = [];
-    const result = await client.callTool(
-      { name: 'fixture__progress', arguments: { steps: 3 } },
-      { onprogress: (p) => seen.push(p.progress) },
-    );
+    const { result, steps } = await callWithProgress(client, 'fixture__progress', { steps: 3 });
     expect(result.isError).toBeFalsy();
-    expect(seen).toEqual([1, 2, 3]);
+    expect(steps).toEqual([1, 2, 3]);
   });
 
   it('times out a slow handler with a clear error', async () => {

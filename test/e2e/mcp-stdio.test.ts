@@ -1,92 +1,102 @@
 // End-to-end: the built CLI as a child process, driven over stdio by the official SDK client,
-// once as a 2025-11-25 client and once as a 2026-07-28 client.
+// once as a 2025-11-25 client and once as a 2026-07-28 client, each started as `node bin/switchboard.js` (the ESM
+// bundle) and as the `switchboard` command (from the startup snapshot, test/e2e/snapshot.test.ts).
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, FIXTURE_HANDLERS, tempProject } from '../helpers/cli.ts';
+import { BIN, childEnv, FIXTURE_HANDLERS, runCli, tempProject } from '../helpers/cli.ts';
+import { callWithProgress } from '../helpers/progress.ts';
 
 const eras = [
   { label: '2025-11-25 client', options: {} },
   { label: '2026-07-28 client', options: { versionNegotiation: { mode: { pin: '2026-07-28' } } } },
 ] as const;
 
-for (const era of eras) {
-  describe(`stdio as a ${era.label}`, () => {
-    let client: Client;
-    let stderr = '';
-    const dir = tempProject();
+const launches = [
+  { label: 'node bin/switchboard.js', command: process.execPath, prefix: [BIN] },
+  { label: 'the switchboard command', command: BIN, prefix: [] },
+] as const;
 
-    beforeAll(async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS],
-        env: childEnv(dir),
-        stderr: 'pipe',
+for (const era of eras)
+  for (const launch of launches) {
+    describe(`stdio as a ${era.label}, started as ${launch.label}`, () => {
+      let client: Client;
+      let stderr = '';
+      const dir = tempProject();
+
+      beforeAll(async () => {
+        const transport = new StdioClientTransport({
+          command: launch.command,
+          args: [...launch.prefix, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS],
+          env: childEnv(dir),
+          stderr: 'pipe',
+        });
+        transport.stderr?.on('data', (d) => {
+          stderr += d;
+        });
+        client = new Client({ name: 'e2e', version: '1.0.0' }, era.options as any);
+        await client.connect(transport);
       });
-      transport.stderr?.on('data', (d) => {
-        stderr += d;
+      afterAll(async () => {
+        await client?.close();
       });
-      client = new Client({ name: 'e2e', version: '1.0.0' }, era.options as any);
-      await client.connect(transport);
-    });
-    afterAll(async () => {
-      await client?.close();
-    });
 
-    it('negotiates the expected protocol era', () => {
-      expect(client.getProtocolEra()).toBe(era.label.startsWith('2026') ? 'modern' : 'legacy');
-    });
-
-    it('lists built-in and handler-module tools with JSON Schemas from Zod', async () => {
-      const { tools } = await client.listTools();
-      const names = tools.map((t) => t.name);
-      expect(names).toEqual(expect.arrayContaining(['task__create', 'task__list', 'system__health', 'fixture__echo']));
-      const create = tools.find((t) => t.name === 'task__create')!;
-      expect(create.inputSchema).toMatchObject({
-        type: 'object',
-        properties: { text: { type: 'string', minLength: 1, maxLength: 500 } },
+      it('negotiates the expected protocol era', () => {
+        expect(client.getProtocolEra()).toBe(era.label.startsWith('2026') ? 'modern' : 'legacy');
       });
-      expect(create.outputSchema).toBeDefined();
-    });
 
-    it('returns output as structuredContent and as text', async () => {
-      const result = await client.callTool({ name: 'task__create', arguments: { text: 'write docs', priority: 70 } });
-      expect(result.isError).toBeFalsy();
-      const task = result.structuredContent as { id: string; status: string; priority: number };
-      expect(task).toMatchObject({ status: 'pending', priority: 70 });
-      expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(task);
-    });
+      it('lists built-in and handler-module tools with JSON Schemas from Zod', async () => {
+        const { tools } = await client.listTools();
+        const names = tools.map((t) => t.name);
+        expect(names).toEqual(
+          expect.arrayContaining(['task__create', 'task__list', 'system__health', 'fixture__echo']),
+        );
+        const create = tools.find((t) => t.name === 'task__create')!;
+        expect(create.inputSchema).toMatchObject({
+          type: 'object',
+          properties: { text: { type: 'string', minLength: 1, maxLength: 500 } },
+        });
+        expect(create.outputSchema).toBeDefined();
+      });
 
-    it('answers schema violations with isError naming the field', async () => {
-      const result = await client.callTool({ name: 'task__create', arguments: { text: '', priority: 500 } });
-      expect(result.isError).toBe(true);
-      const text = (result.content as { text: string }[])[0].text;
-      expect(text).toContain('text');
-      expect(text).toContain('priority');
-    });
+      it('returns output as structuredContent and as text', async () => {
+        const result = await client.callTool({ name: 'task__create', arguments: { text: 'write docs', priority: 70 } });
+        expect(result.isError).toBeFalsy();
+        const task = result.structuredContent as { id: string; status: string; priority: number };
+        expect(task).toMatchObject({ status: 'pending', priority: 70 });
+        expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(task);
+      });
 
-    it('answers an unknown tool with isError and a hint', async () => {
-      const result = await client.callTool({ name: 'nope__missing', arguments: {} });
-      expect(result.isError).toBe(true);
-      expect((result.content as { text: string }[])[0].text).toMatch(/Unknown tool 'nope__missing'/);
-    });
+      it('answers schema violations with isError naming the field', async () => {
+        const result = await client.callTool({ name: 'task__create', arguments: { text: '', priority: 500 } });
+        expect(result.isError).toBe(true);
+        const text = (result.content as { text: string }[])[0].text;
+        expect(text).toContain('text');
+        expect(text).toContain('priority');
+      });
 
-    it('reads the welcome resource generated from the live catalog', async () => {
-      const { resources } = await client.listResources();
-      expect(resources.map((r) => r.uri)).toEqual(
-        expect.arrayContaining(['switchboard://welcome', 'switchboard://health', 'switchboard://tools']),
-      );
-      const welcome = await client.readResource({ uri: 'switchboard://welcome' });
-      expect((welcome.contents[0] as { text: string }).text).toContain('task__create');
-    });
+      it('answers an unknown tool with isError and a hint', async () => {
+        const result = await client.callTool({ name: 'nope__missing', arguments: {} });
+        expect(result.isError).toBe(true);
+        expect((result.content as { text: string }[])[0].text).toMatch(/Unknown tool 'nope__missing'/);
+      });
 
-    it('reports a broken handler module on stderr and still serves the others', () => {
-      expect(stderr).toMatch(/broken\.ts/);
-      expect(stderr).toMatch(/broken on purpose/);
+      it('reads the welcome resource generated from the live catalog', async () => {
+        const { resources } = await client.listResources();
+        expect(resources.map((r) => r.uri)).toEqual(
+          expect.arrayContaining(['switchboard://welcome', 'switchboard://health', 'switchboard://tools']),
+        );
+        const welcome = await client.readResource({ uri: 'switchboard://welcome' });
+        expect((welcome.contents[0] as { text: string }).text).toContain('task__create');
+      });
+
+      it('reports a broken handler module on stderr and still serves the others', () => {
+        expect(stderr).toMatch(/broken\.ts/);
+        expect(stderr).toMatch(/broken on purpose/);
+      });
     });
-  });
-}
+  }
 
 describe('stdio wire hygiene', () => {
   it('keeps serving after a malformed JSON line and writes only protocol to stdout', async () => {
@@ -122,6 +132,66 @@ describe('stdio wire hygiene', () => {
     const health = messages.find((m) => m.id === 2);
     expect(health.result.structuredContent.status).toBe('healthy');
   });
+
+  it('answers calls whose ids hold tabs, line breaks or 300 characters, and keeps their audit records whole', async () => {
+    const dir = tempProject();
+    const child = spawn(process.execPath, [BIN, '--cwd', dir, 'serve', '--handlers', FIXTURE_HANDLERS], {
+      env: childEnv(dir),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+    });
+    const until = async (done: () => boolean) => {
+      const deadline = Date.now() + 15_000;
+      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    };
+    const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    await until(() => out.includes('"id":1'));
+    send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    const long = 'x'.repeat(300);
+    const call = (id: string, text: string, meta?: object) =>
+      send({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'fixture__echo', arguments: { text }, ...(meta ? { _meta: meta } : {}) },
+      });
+    call('a\tb\nc', 'tabbed'); // the fast path
+    call(long, 'long');
+    call('d\te\rf', 'sdk path', { progressToken: 'p1' }); // a progress token takes the SDK's path
+    const answers = () =>
+      out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((m) => m.result?.structuredContent);
+    await until(() => answers().length === 3);
+    expect(Object.fromEntries(answers().map((m) => [m.id, m.result.structuredContent.text]))).toEqual({
+      'a\tb\nc': 'tabbed',
+      [long]: 'long',
+      'd\te\rf': 'sdk path',
+    });
+    child.stdin.end();
+    await new Promise((r) => child.once('exit', r));
+    const audit = await runCli(dir, ['audit', '--tool', 'fixture__echo', '--json']);
+    expect(audit.code).toBe(0);
+    const records = JSON.parse(audit.stdout) as { requestId: string; input: string; outcome: string }[];
+    expect(records.map((r) => [r.requestId, JSON.parse(r.input).text, r.outcome]).sort()).toEqual(
+      [
+        ['a b c', 'tabbed', 'ok'],
+        ['x'.repeat(128), 'long', 'ok'],
+        ['d e f', 'sdk path', 'ok'],
+      ].sort(),
+    );
+  });
 });
 
 describe('stdio fast path', () => {
@@ -142,12 +212,9 @@ describe('stdio fast path', () => {
       Array.from({ length: 60 }, (_, i) => client.callTool({ name: 'fixture__echo', arguments: { text: `n${i}` } })),
     );
     for (const [i, r] of results.entries()) expect(r.structuredContent).toEqual({ text: `n${i}` });
-    const progress: number[] = [];
-    await client.callTool(
-      { name: 'fixture__progress', arguments: { steps: 2 } },
-      { onprogress: (p) => progress.push(p.progress) },
-    );
-    expect(progress).toEqual([1, 2]);
+    const { result, steps } = await callWithProgress(client, 'fixture__progress', { steps: 2 });
+    expect(result.isError).toBeFalsy();
+    expect(steps).toEqual([1, 2]);
     await client.close();
   });
 });

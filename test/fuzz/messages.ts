@@ -540,13 +540,15 @@ export class MessageGenerator {
       'concat',
       'trailing-comma',
     ]);
+    // A flipped or inserted character inside the id could turn it into an earlier id (1683 → 168): edit after it.
+    const at = how === 'flip' || how === 'insert' ? outsideId(text, msg, pos) : pos;
     switch (how) {
       case 'truncate':
         return [text.slice(0, Math.max(1, pos)), how];
       case 'flip':
-        return [text.slice(0, pos) + r.pick([...'{}[]":,\\ 0a']) + text.slice(pos + 1), how];
+        return [text.slice(0, at) + r.pick([...'{}[]":,\\ 0a']) + text.slice(at + 1), how];
       case 'insert':
-        return [text.slice(0, pos) + r.pick([...'{}[]":,\\ 0a\t', '\u0000', 'é']) + text.slice(pos), how];
+        return [text.slice(0, at) + r.pick([...'{}[]":,\\ 0a\t', '\u0000', 'é']) + text.slice(at), how];
       case 'whitespace': {
         const pretty = JSON.stringify(msg, null, r.pick([' ', '\t', 2]));
         const spread = this.opts.lineDelimited ? pretty.replace(/\n/g, ' ') : pretty;
@@ -589,4 +591,13 @@ export class MessageGenerator {
     // Over stdio a newline would split the garbage into several lines: keep it one line.
     return { text: this.opts.lineDelimited ? text.replace(/[\n\r]/g, ' ') : text, kind: `garbage:${kind}` };
   }
+}
+
+/** `pos`, or the position just after the message's own `"id":value` when `pos` falls inside it. */
+function outsideId(text: string, msg: Obj, pos: number): number {
+  if (!('id' in msg)) return pos;
+  const field = `"id":${JSON.stringify(msg.id)}`;
+  const start = text.indexOf(field);
+  if (start < 0 || pos < start || pos >= start + field.length) return pos;
+  return start + field.length;
 }

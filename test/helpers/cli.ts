@@ -13,14 +13,61 @@ export function tempProject(): string {
   return mkdtempSync(join(tmpdir(), 'switchboard-e2e-'));
 }
 
-/** Environment for a child: isolated user config, quiet logs. */
+/**
+ * Environment for a child: isolated user config, quiet logs, plain text. CI runners set `CI`, which turns
+ * picocolors on even without a terminal, so tests that read the output ask for no colour explicitly.
+ */
 export function childEnv(dir: string, extra: Record<string, string> = {}): Record<string, string> {
+  const { FORCE_COLOR: _forced, ...inherited } = process.env as Record<string, string>;
   return {
-    ...(process.env as Record<string, string>),
+    ...inherited,
+    NO_COLOR: '1',
     SWITCHBOARD_HOME: join(dir, '.home'),
     SWITCHBOARD_LOG_LEVEL: 'warn',
     ...extra,
   };
+}
+
+export interface CliRun {
+  /** The exit code (null when killed by the timeout). */
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Run the built CLI once in `dir` (`switchboard --cwd dir …args`) and collect its output.
+ *
+ * @example
+ * const r = await runCli(dir, ['tools', 'list', '--json']);
+ * expect(r.code).toBe(0);
+ */
+export function runCli(
+  dir: string,
+  args: string[],
+  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+): Promise<CliRun> {
+  return new Promise((done, reject) => {
+    const child = spawn(process.execPath, [BIN, '--cwd', dir, ...args], {
+      env: childEnv(dir, opts.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? '');
+  });
 }
 
 export interface HttpServerProcess {
@@ -32,12 +79,16 @@ export interface HttpServerProcess {
 }
 
 /** Start `switchboard serve --http --port 0` and wait for the banner to name the URL. */
-export async function startHttpServer(dir: string, args: string[] = []): Promise<HttpServerProcess> {
+export async function startHttpServer(
+  dir: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<HttpServerProcess> {
   const child = spawn(
     process.execPath,
     [BIN, '--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', FIXTURE_HANDLERS, ...args],
     {
-      env: childEnv(dir),
+      env: childEnv(dir, env),
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );

@@ -104,6 +104,26 @@ describe('rate limits', () => {
   });
 });
 
+describe('limits after a configuration reload', () => {
+  it('apply the new configuration to the next call of the same principal and capability', async () => {
+    const dir = project('[policy.capabilities."p.sleep"]\ntimeout_ms = 50\n');
+    hub = await testHub({ cwd: dir });
+    addFixtures(hub);
+    expect(await hub.call('p.sleep', { ms: 300 }, alice)).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    writeFileSync(join(dir, '.switchboard/config.toml'), '[policy.capabilities."p.sleep"]\ntimeout_ms = 5000\n');
+    hub.config.reload();
+    expect(await hub.call('p.sleep', { ms: 300 }, alice)).toMatchObject({ ok: true });
+    writeFileSync(
+      join(dir, '.switchboard/config.toml'),
+      '[policy.capabilities."p.sleep"]\ntimeout_ms = 50\n[policy.capabilities."p.echo".rate_limit]\nlimit = 1\nwindow_ms = 60000\n',
+    );
+    hub.config.reload();
+    expect(await hub.call('p.sleep', { ms: 300 }, alice)).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    expect((await hub.call('p.echo', { t: 'a' }, alice)).ok).toBe(true);
+    expect(await hub.call('p.echo', { t: 'b' }, alice)).toMatchObject({ ok: false, error: { code: 'RATE_LIMITED' } });
+  });
+});
+
 describe('circuit breakers', () => {
   it('open after threshold execution failures, report it in health, then half-open and close on success', async () => {
     hub = await testHub({ cwd: project('[policy.breaker]\nthreshold = 3\nreset_ms = 200\n') });

@@ -1,6 +1,7 @@
 // The MCP-only parts of a call, driven by the official SDK client and raw HTTP: multi-round-trip input
 // (ctx.mcp, inputRequired) on both eras, sealed requestState, resumable streams, list_changed on
 // subscriptions/listen, SEP-2243 parameter headers, and resource-not-found as a protocol error.
+
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -9,6 +10,7 @@ import type { McpCallInfo } from '../../src/core/context.ts';
 import { definePrompt } from '../../src/core/resource.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
+import { rpc2026 as rawRpc2026 } from '../helpers/rpc2026.ts';
 
 let hub: TestHub;
 let http: HttpHandle;
@@ -108,42 +110,9 @@ function client2026(): Client {
 
 const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0]?.text;
 
-/** One raw 2026-07-28 request; answers the JSON-RPC response (from JSON or the SSE stream) and the HTTP status. */
-async function rpc2026(method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  const name = (params.name ?? params.uri) as string | undefined;
-  const res = await fetch(`${http.url}/mcp`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28',
-      'mcp-method': method,
-      ...(name ? { 'mcp-name': name } : {}),
-      ...headers,
-    },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 7,
-      method,
-      params: {
-        ...params,
-        _meta: {
-          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-          'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
-        },
-      },
-    }),
-  });
-  const body = await res.text();
-  const messages = res.headers.get('content-type')?.includes('text/event-stream')
-    ? body
-        .split('\n')
-        .filter((l) => l.startsWith('data:') && l.length > 6)
-        .map((l) => JSON.parse(l.slice(5)))
-    : [JSON.parse(body)];
-  return { status: res.status, message: messages.find((m) => m.id === 7) };
-}
+/** One raw 2026-07-28 request to this file's server. */
+const rpc2026 = (method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}) =>
+  rawRpc2026(http.url, method, params, headers);
 
 describe('multi-round-trip input (inputRequired, ctx.mcp)', () => {
   it('is fulfilled by a 2026-07-28 client and retried with inputResponses and the requestState', async () => {

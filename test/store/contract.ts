@@ -59,6 +59,8 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
           status: 'pending',
           type: null,
           metadata: null,
+          estimatedComplexity: null,
+          assessment: null,
           assignedTo: null,
           result: null,
           error: null,
@@ -340,6 +342,115 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
       });
     });
 
+    describe('task outcomes', () => {
+      const assessment = {
+        outcome: 'partial' as const,
+        confidence: 0.75,
+        filesModified: ['src/a.ts', 'src/b.ts'],
+        testsAdded: 3,
+        notes: 'edge cases left',
+      };
+
+      it('keeps estimated complexity and the self-assessment', async () => {
+        const task = await store.tasks.create({ text: 'x', priority: 1, type: 'fix', estimatedComplexity: 'complex' });
+        expect(task.estimatedComplexity).toBe('complex');
+        const done = await store.tasks.update(task.id, {
+          status: 'completed',
+          assessment,
+          completedAt: new Date().toISOString(),
+        });
+        expect(done.ok && done.task.assessment).toEqual(assessment);
+        expect((await store.tasks.get(task.id))?.assessment).toEqual(assessment);
+      });
+
+      it('refuses a malformed complexity or assessment, naming the field, and changes nothing', async () => {
+        await expect(
+          store.tasks.create({ text: 'x', priority: 1, estimatedComplexity: 'huge' as never }),
+        ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringMatching(/estimatedComplexity/) });
+        const task = await store.tasks.create({ text: 'x', priority: 1 });
+        for (const [bad, field] of [
+          [{ ...assessment, outcome: 'yes' }, 'assessment.outcome'],
+          [{ ...assessment, confidence: 1.5 }, 'assessment.confidence'],
+          [{ ...assessment, filesModified: 'a.ts' }, 'assessment.filesModified'],
+          [{ ...assessment, testsAdded: -1 }, 'assessment.testsAdded'],
+        ] as const) {
+          await expect(store.tasks.update(task.id, { assessment: bad as never })).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringContaining(field),
+          });
+        }
+        expect(await store.tasks.get(task.id)).toEqual(task);
+      });
+
+      it('lists finished tasks since a time, newest first, by type', async () => {
+        const since = new Date(Date.now() - 1000).toISOString();
+        const a = await store.tasks.create({ text: 'a', priority: 1, type: 'fix' });
+        const b = await store.tasks.create({ text: 'b', priority: 1, type: 'research' });
+        const open = await store.tasks.create({ text: 'open', priority: 1, type: 'fix' });
+        await store.tasks.update(a.id, { status: 'completed', completedAt: new Date(Date.now() - 10).toISOString() });
+        await store.tasks.update(b.id, { status: 'failed', error: 'no', completedAt: new Date().toISOString() });
+        const all = await store.tasks.finished({ since });
+        expect(all.map((t) => t.id)).toEqual([b.id, a.id]);
+        expect(all.map((t) => t.id)).not.toContain(open.id);
+        expect((await store.tasks.finished({ since, type: 'fix' })).map((t) => t.id)).toEqual([a.id]);
+        expect(await store.tasks.finished({ since: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
+        await expect(store.tasks.finished({ since: 'yesterday' })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+      });
+    });
+
+    describe('hook runs', () => {
+      const run = (at: string, ok = true) => ({
+        plugin: 'jutsu-typescript',
+        hook: 'lint',
+        directory: 'packages/a',
+        ok,
+        cached: false,
+        exitCode: ok ? 0 : 1,
+        durationMs: 12.5,
+        at,
+      });
+
+      it('records runs with increasing seq and reads them by time, oldest first', async () => {
+        const first = await store.hooks.record(run('2030-01-01T00:00:01.000Z', false));
+        const second = await store.hooks.record({ ...run('2030-01-01T00:00:02.000Z'), cached: true, exitCode: null });
+        expect(second.seq).toBeGreaterThan(first.seq);
+        expect(first).toEqual({ seq: first.seq, ...run('2030-01-01T00:00:01.000Z', false) });
+        expect(await store.hooks.runs({ since: '2030-01-01T00:00:00.000Z' })).toEqual([first, second]);
+        expect(
+          await store.hooks.runs({ since: '2030-01-01T00:00:00.000Z', until: '2030-01-01T00:00:02.000Z' }),
+        ).toEqual([first]);
+        expect(await store.hooks.runs({ since: '2030-01-01T00:00:00.000Z', limit: 1 })).toEqual([first]);
+        expect(await store.hooks.prune('2030-01-01T00:00:02.000Z')).toBe(1);
+        expect(await store.hooks.runs({ since: '2030-01-01T00:00:00.000Z' })).toEqual([second]);
+      });
+
+      it('refuses malformed runs naming the field', async () => {
+        await expect(
+          store.hooks.record({ ...run('2030-01-01T00:00:01.000Z'), ok: 'yes' as never }),
+        ).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringMatching(/^ok/),
+        });
+        await expect(store.hooks.record({ ...run('not a time') })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringMatching(/^at/),
+        });
+        await expect(store.hooks.record({ ...run('2030-01-01T00:00:01.000Z'), durationMs: -1 })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        expect(await store.hooks.runs({ since: '2000-01-01T00:00:00.000Z' })).toEqual([]);
+      });
+
+      it('stores, replaces and forgets fingerprints', async () => {
+        expect(await store.hooks.fingerprint('p\u0000h\u0000.')).toBeUndefined();
+        await store.hooks.setFingerprint('p\u0000h\u0000.', 'sha256:1');
+        await store.hooks.setFingerprint('p\u0000h\u0000.', 'sha256:2');
+        expect(await store.hooks.fingerprint('p\u0000h\u0000.')).toBe('sha256:2');
+        await store.hooks.setFingerprint('p\u0000h\u0000.', null);
+        expect(await store.hooks.fingerprint('p\u0000h\u0000.')).toBeUndefined();
+      });
+    });
+
     describe('releasing an instance', () => {
       it('puts its assigned and in-progress tasks back to pending and leaves the rest alone', async () => {
         const [a, b, c, d, e] = await createMany([1, 2, 3, 4, 5]);
@@ -499,6 +610,39 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         expect(await store.events.recent(100)).toEqual([]);
         await store.events.append(event(11));
         expect((await store.events.recent(1))[0].seq).toBeGreaterThan(lastSeq);
+      });
+    });
+
+    describe('documents', () => {
+      it('puts, gets, replaces, lists by namespace and deletes', async () => {
+        expect(await store.documents.get('upstream.catalog', 'fs')).toBeUndefined();
+        const first = await store.documents.put('upstream.catalog', 'fs', { tools: [{ name: 'read' }], n: 1 });
+        expect(first.value).toEqual({ tools: [{ name: 'read' }], n: 1 });
+        expect(Date.parse(first.updatedAt)).not.toBeNaN();
+        await store.documents.put('upstream.catalog', 'fs', { tools: [], n: 2 });
+        await store.documents.put('upstream.catalog', 'api', 'text');
+        await store.documents.put('other', 'fs', 3);
+        expect((await store.documents.get('upstream.catalog', 'fs'))?.value).toEqual({ tools: [], n: 2 });
+        const listed = await store.documents.list('upstream.catalog');
+        expect(listed.map((d) => [d.key, d.value])).toEqual([
+          ['api', 'text'],
+          ['fs', { tools: [], n: 2 }],
+        ]);
+        expect(await store.documents.delete('upstream.catalog', 'fs')).toBe(true);
+        expect(await store.documents.delete('upstream.catalog', 'fs')).toBe(false);
+        expect((await store.documents.list('upstream.catalog')).map((d) => d.key)).toEqual(['api']);
+        expect((await store.documents.get('other', 'fs'))?.value).toBe(3);
+      });
+
+      it('refuses a value JSON cannot hold and keeps what was there', async () => {
+        await store.documents.put('ns', 'k', { ok: true });
+        const cyclic: Record<string, unknown> = {};
+        cyclic.self = cyclic;
+        await expect(store.documents.put('ns', 'k', cyclic)).rejects.toThrow(/not serialisable as JSON/);
+        await expect(store.documents.put('ns', 'k', undefined)).rejects.toThrow(/expected a JSON value/);
+        await expect(store.documents.put('ns', '', 1)).rejects.toThrow(/key: expected a string of 1-200/);
+        await expect(store.documents.put('x'.repeat(201), 'k', 1)).rejects.toThrow(/namespace/);
+        expect((await store.documents.get('ns', 'k'))?.value).toEqual({ ok: true });
       });
     });
 
@@ -837,6 +981,121 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         expect(await store.audit.prune('2100-01-01T00:00:00.000Z')).toBe(3);
         await store.audit.append(rec(1));
         expect((await store.audit.query())[0].seq).toBeGreaterThan(last);
+      });
+    });
+
+    describe('script runs', () => {
+      const run = (id: string, extra: Partial<{ clientKey: string; principal: string }> = {}) =>
+        store.scriptRuns.create({ id, clientKey: 'stdio', principal: 'p1', name: 'test:nested', ...extra });
+
+      it('creates a running run with no entries and refuses a taken id', async () => {
+        const created = await run('r-1');
+        expect(created).toEqual({
+          id: 'r-1',
+          clientKey: 'stdio',
+          principal: 'p1',
+          name: 'test:nested',
+          status: 'running',
+          createdAt: expect.stringMatching(/Z$/),
+          updatedAt: created.createdAt,
+          entries: 0,
+        });
+        expect(await store.scriptRuns.get('r-1')).toEqual(created);
+        await expect(run('r-1')).rejects.toMatchObject({ code: 'CONFLICT', message: expect.stringContaining('r-1') });
+        expect(await store.scriptRuns.get('r-2')).toBeUndefined();
+      });
+
+      it('keeps journal entries in append order across appends and counts them', async () => {
+        await run('r-1');
+        await store.scriptRuns.append('r-1', [{ type: 'a', n: 1 }]);
+        await store.scriptRuns.append('r-1', [
+          { type: 'b', nested: { x: [1, 2] } },
+          { type: 'c', text: 'é\n' },
+        ]);
+        await store.scriptRuns.append('r-1', []);
+        expect(await store.scriptRuns.journal('r-1')).toEqual([
+          { type: 'a', n: 1 },
+          { type: 'b', nested: { x: [1, 2] } },
+          { type: 'c', text: 'é\n' },
+        ]);
+        expect((await store.scriptRuns.get('r-1'))?.entries).toBe(3);
+        expect(await store.scriptRuns.journal('r-unknown')).toEqual([]);
+      });
+
+      it('refuses to append to an unknown run and appends nothing from a batch with a bad entry', async () => {
+        await expect(store.scriptRuns.append('nope', [{ a: 1 }])).rejects.toMatchObject({ code: 'NOT_FOUND' });
+        await run('r-1');
+        await expect(
+          store.scriptRuns.append('r-1', [{ ok: 1 }, 'text' as unknown as Record<string, unknown>]),
+        ).rejects.toMatchObject({ code: 'INVALID_INPUT', message: expect.stringContaining('entries[1]') });
+        expect(await store.scriptRuns.journal('r-1')).toEqual([]);
+      });
+
+      it('rejects malformed ids, filters and patches with INVALID_INPUT naming the field', async () => {
+        await expect(run('has space')).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining('run id'),
+        });
+        await expect(store.scriptRuns.list({ owner: 'x' } as never)).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining("'owner'"),
+        });
+        await expect(store.scriptRuns.list({ status: 'done' as never })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining('status'),
+        });
+        await run('r-1');
+        await expect(store.scriptRuns.update('r-1', { status: 'paused' as never })).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+        });
+        expect((await store.scriptRuns.get('r-1'))?.status).toBe('running');
+      });
+
+      it('updates status and client, lists newest first with filters, and removes a run with its journal', async () => {
+        await run('r-1');
+        await sleep(5);
+        await run('r-2', { principal: 'p2' });
+        await sleep(5);
+        await run('r-3', { clientKey: 'session:abc' });
+        expect((await store.scriptRuns.list()).map((r) => r.id)).toEqual(['r-3', 'r-2', 'r-1']);
+        await sleep(5);
+        const moved = await store.scriptRuns.update('r-1', { clientKey: 'run:r-1', status: 'finished' });
+        expect(moved).toMatchObject({ clientKey: 'run:r-1', status: 'finished' });
+        expect(moved && moved.updatedAt > moved.createdAt).toBe(true);
+        expect((await store.scriptRuns.list()).map((r) => r.id)).toEqual(['r-1', 'r-3', 'r-2']);
+        expect((await store.scriptRuns.list({ principal: 'p1', status: 'running' })).map((r) => r.id)).toEqual(['r-3']);
+        expect((await store.scriptRuns.list({ clientKey: 'stdio' })).map((r) => r.id)).toEqual(['r-2']);
+        expect((await store.scriptRuns.list({ limit: 1 })).map((r) => r.id)).toEqual(['r-1']);
+        expect(await store.scriptRuns.update('nope', { status: 'finished' })).toBeUndefined();
+        await store.scriptRuns.append('r-2', [{ a: 1 }]);
+        expect(await store.scriptRuns.remove('r-2')).toBe(true);
+        expect(await store.scriptRuns.remove('r-2')).toBe(false);
+        expect(await store.scriptRuns.get('r-2')).toBeUndefined();
+        expect(await store.scriptRuns.journal('r-2')).toEqual([]);
+        // A new run under a removed id starts with an empty journal.
+        await run('r-2');
+        expect(await store.scriptRuns.journal('r-2')).toEqual([]);
+      });
+
+      it('prunes only finished runs last updated before the cutoff, with their journals', async () => {
+        await run('old-done');
+        await store.scriptRuns.append('old-done', [{ a: 1 }]);
+        await store.scriptRuns.update('old-done', { status: 'finished' });
+        await run('old-running');
+        await sleep(5);
+        const cutoff = new Date().toISOString();
+        await sleep(5);
+        await run('new-done');
+        await store.scriptRuns.update('new-done', { status: 'finished' });
+        expect(await store.scriptRuns.prune(cutoff)).toBe(1);
+        expect(await store.scriptRuns.get('old-done')).toBeUndefined();
+        expect(await store.scriptRuns.journal('old-done')).toEqual([]);
+        expect((await store.scriptRuns.list()).map((r) => r.id).sort()).toEqual(['new-done', 'old-running']);
+        expect(await store.scriptRuns.prune(cutoff)).toBe(0);
+        await expect(store.scriptRuns.prune('yesterday')).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringContaining('before'),
+        });
       });
     });
 

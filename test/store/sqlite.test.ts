@@ -166,6 +166,8 @@ describe('SqliteStore', () => {
       status: 'completed',
       type: 'docs',
       metadata: { k: [1, 2] },
+      estimatedComplexity: null,
+      assessment: null,
       assignedTo: 'w1',
       result: { ok: true },
       error: null,
@@ -180,6 +182,9 @@ describe('SqliteStore', () => {
     await store.tokens.create({ name: 'ci', hash: 'b'.repeat(64), roles: [], expiresAt: null });
     expect(await store.tokens.count()).toBe(1);
     expect(await store.audit.query()).toEqual([]);
+    // Migration 4: finished tasks are found by time, and hook runs can be recorded.
+    expect((await store.tasks.finished({ since: '2025-01-01T00:00:00.000Z' })).map((t) => t.id)).toEqual(['t-legacy']);
+    expect(await store.hooks.runs({ since: '2000-01-01T00:00:00.000Z' })).toEqual([]);
     await store.tasks.create({ text: 'after upgrade', priority: 1 });
     expect((await store.tasks.list()).tasks.map((t) => t.id)).toContain('t-legacy');
     await store.close();

@@ -1,11 +1,10 @@
 // Loads user handler modules (`*.ts`, `*.js`, `*.mjs`) from folders and registers what they export:
 // capabilities, resources, resource templates and prompts. A bad module is reported, never fatal.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { createRequire, register } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Capability, isCapability } from '../../core/capability.ts';
+import { importModule, MODULE_EXTENSIONS } from '../../core/module-loader.ts';
 import type { Registry } from '../../core/registry.ts';
 import type { PromptDef, ResourceDef, ResourceTemplateDef } from '../../core/resource.ts';
 
@@ -17,7 +16,7 @@ export interface ModuleReport {
   error?: string;
 }
 
-const EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const EXTENSIONS = MODULE_EXTENSIONS;
 
 function isResource(v: unknown): v is ResourceDef {
   return (
@@ -42,81 +41,6 @@ function isPrompt(v: unknown): v is PromptDef {
     typeof (v as PromptDef).name === 'string' &&
     typeof (v as PromptDef).get === 'function'
   );
-}
-
-/** The built entry of the running Switchboard (`dist/index.js`), found from this file's location. */
-let ownEntryCache: string | undefined | null = null;
-
-function ownEntry(): string | undefined {
-  if (ownEntryCache === null) ownEntryCache = findOwnEntry();
-  return ownEntryCache;
-}
-
-function findOwnEntry(): string | undefined {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 6; i++) {
-    const pkg = join(dir, 'package.json');
-    if (existsSync(pkg)) {
-      try {
-        if (JSON.parse(readFileSync(pkg, 'utf8')).name === 'switchboard') {
-          const entry = join(dir, 'dist', 'index.js');
-          return existsSync(entry) ? pathToFileURL(entry).href : undefined;
-        }
-      } catch {
-        // Not our package.json; keep walking up.
-      }
-    }
-    dir = dirname(dir);
-  }
-  return undefined;
-}
-
-let hookInstalled = false;
-
-/**
- * Make `import ... from 'switchboard'` in handler modules resolve to the running Switchboard, wherever the
- * module lives: a project needs no local install, and modules share the hub's Zod and error classes.
- * TypeScript files outside node_modules load as ES modules even in a project without `"type": "module"`
- * (tsx would otherwise compile them to CommonJS, whose `require` no ESM hook can redirect on Node 20).
- */
-function installSelfResolve(): void {
-  if (hookInstalled) return;
-  hookInstalled = true;
-  const entry = ownEntry();
-  if (!entry) return;
-  const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === 'switchboard') return { url: ${JSON.stringify(entry)}, shortCircuit: true };
-    const r = await next(specifier, context);
-    if (/\\.m?ts(\\?|$)/.test(r.url) && r.url.startsWith('file:') && !r.url.includes('/node_modules/')) return { ...r, format: 'module' };
-    return r;
-  }`;
-  register(`data:text/javascript,${encodeURIComponent(hook)}`);
-}
-
-/**
- * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when
- * `switchboard` would not resolve to the running copy from where the file lives. Skipping it saves starting
- * the loader-hook thread, a noticeable share of a cold start.
- */
-function needsHook(file: string): boolean {
-  if (file.endsWith('.ts') || file.endsWith('.mts')) return true;
-  const entry = ownEntry();
-  if (!entry) return false;
-  try {
-    return pathToFileURL(createRequire(file).resolve('switchboard')).href !== entry;
-  } catch {
-    return true;
-  }
-}
-
-/** Import one module; TypeScript goes through tsx's loader (loaded only when a .ts file is present). */
-async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (needsHook(file)) installSelfResolve();
-  if (file.endsWith('.ts') || file.endsWith('.mts')) {
-    const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
-  }
-  return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
 }
 
 /** Flatten a module's exports into the things it declares. Arrays are allowed (`export default [a, b]`). */

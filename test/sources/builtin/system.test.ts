@@ -307,14 +307,16 @@ describe('system.capabilities', () => {
     const caps = await hub.value('system.capabilities');
     expect(caps.contractVersion).toBe('1.0');
     const byName = Object.fromEntries(caps.features.map((f: any) => [f.name, f]));
-    for (const name of ['task', 'system', 'handlers']) expect(byName[name].status).toBe('Available');
-    for (const name of ['scripts', 'agents', 'upstream', 'plugins']) {
-      expect(byName[name]).toMatchObject({
-        status: 'NotConfigured',
-        reason: 'not built yet in this version',
-        tools: [],
-      });
-    }
+    for (const name of ['task', 'system', 'handlers', 'agents', 'scripts'])
+      expect(byName[name].status).toBe('Available');
+    // Plugins is built; a project without plugin manifests has nothing for it to serve.
+    expect(byName.plugins).toMatchObject({ status: 'NotConfigured', reason: 'no plugin manifests found', tools: [] });
+    expect(byName.upstream).toMatchObject({
+      status: 'NotConfigured',
+      reason: "no upstream servers configured ([[servers]] or a plugin's mcp_servers)",
+      tools: [],
+    });
+    expect(byName.script).toBeUndefined();
     expect(byName.system.tools).toEqual(
       expect.arrayContaining([
         'system__health',
@@ -369,6 +371,23 @@ describe('system.config', () => {
     expect(out.persisted).toBe(false);
     expect(out.config.system.instance_ttl_ms).toBe(5000);
     expect(out.config.server.port).toBe(7777);
+  });
+
+  it('never shows a secret: API keys and Authorization headers come back redacted, the real ones stay in effect', async () => {
+    hub = await testHub({
+      cwd: projectWith(
+        '[agents.providers.anthropic]\napi_key = "sk-ant-real"\n[[servers]]\nname = "api"\nurl = "http://127.0.0.1:1/mcp"\nenabled = false\nheaders = { Authorization = "Bearer literal-secret" }\n',
+      ),
+    });
+    const out = await hub.value('system.config', { action: 'get' });
+    const text = JSON.stringify(out);
+    expect(text).not.toContain('sk-ant-real');
+    expect(text).not.toContain('literal-secret');
+    expect(out.config.agents.providers.anthropic.api_key).toBe('[redacted]');
+    expect(out.config.servers[0].headers.Authorization).toBe('[redacted]');
+    const patched = await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 9000 } } });
+    expect(JSON.stringify(patched)).not.toContain('sk-ant-real');
+    expect((hub.services.config.get() as any).agents.providers.anthropic.api_key).toBe('sk-ant-real');
   });
 
   it('patches in memory, applies the change to new leases and announces it', async () => {

@@ -59,6 +59,7 @@ describe('task catalog', () => {
       'task.fail',
       'task.get',
       'task.list',
+      'task.metrics',
       'task.start',
       'task.update',
     ]);
@@ -71,7 +72,7 @@ describe('task catalog', () => {
       expect(tool.annotations).toMatchObject({ openWorldHint: false });
     }
     const readOnly = tools.filter((e) => e.tool.annotations?.readOnlyHint).map((e) => e.capability.name);
-    expect(readOnly).toEqual(['task.get', 'task.list']);
+    expect(readOnly).toEqual(['task.get', 'task.list', 'task.metrics']);
   });
 
   it('advertises the create defaults and limits in its JSON Schema', () => {

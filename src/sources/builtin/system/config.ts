@@ -1,8 +1,10 @@
 // system.config: read or change the live configuration (admins only). Every change is validated as a
 // whole before it applies; with persist it is also written to the project file, keeping its comments.
+
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
+import { redact } from '../../../observe/redact.ts';
 
 const ConfigObject = z.record(z.string(), z.unknown());
 
@@ -44,7 +46,10 @@ export const systemConfig = defineCapability({
   roles: ['admin'],
   handle: async ({ action, value, patch, persist }, ctx) => {
     const { config, bus } = ctx.services;
-    if (action === 'get') return { config: config.get(), persisted: false };
+    // Secrets in the configuration (an API key, an Authorization header) never leave in an answer; `patch`
+    // changes what is in effect, so a redacted value read back is never written over a real one.
+    const shown = (c: Record<string, unknown>) => redact(c) as Record<string, unknown>;
+    if (action === 'get') return { config: shown(config.get()), persisted: false };
     let next: Record<string, unknown>;
     if (action === 'set') {
       if (value === undefined) throw missing('set', 'value', 'the whole new configuration object');
@@ -57,6 +62,8 @@ export const systemConfig = defineCapability({
       next = await config.patch(patch, { persist });
     }
     bus.publish({ type: 'config.changed', action, persisted: persist, at: new Date().toISOString() });
-    return persist ? { config: next, persisted: true, file: config.projectFile } : { config: next, persisted: false };
+    return persist
+      ? { config: shown(next), persisted: true, file: config.projectFile }
+      : { config: shown(next), persisted: false };
   },
 });

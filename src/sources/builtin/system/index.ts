@@ -25,9 +25,7 @@ export const SYSTEM_CAPABILITIES: Capability[] = [
   systemConfig,
 ] as Capability[];
 
-const NOT_BUILT = 'not built yet in this version';
-
-/** Features as they stand when the built-ins register; later sources flip theirs with `features.set`. */
+/** The built-ins' features; every run-time source (plugins, upstream, scripts, agents) reports its own. */
 const INITIAL_FEATURES: Feature[] = [
   {
     name: 'task',
@@ -46,34 +44,6 @@ const INITIAL_FEATURES: Feature[] = [
     status: 'Available',
     contractVersion: CONTRACT_VERSION,
     description: 'Typed TypeScript capability modules loaded from handler folders.',
-  },
-  {
-    name: 'scripts',
-    status: 'NotConfigured',
-    contractVersion: CONTRACT_VERSION,
-    description: 'Step-based workflows whose shell steps run in the hub and whose LLM steps return to the caller.',
-    reason: NOT_BUILT,
-  },
-  {
-    name: 'agents',
-    status: 'NotConfigured',
-    contractVersion: CONTRACT_VERSION,
-    description: 'Named, resumable sub-agent sessions run on a model provider.',
-    reason: NOT_BUILT,
-  },
-  {
-    name: 'upstream',
-    status: 'NotConfigured',
-    contractVersion: CONTRACT_VERSION,
-    description: 'Tools of other configured MCP servers, aggregated behind this endpoint.',
-    reason: NOT_BUILT,
-  },
-  {
-    name: 'plugins',
-    status: 'NotConfigured',
-    contractVersion: CONTRACT_VERSION,
-    description: 'Project lint / test / build hooks declared in plugin manifests.',
-    reason: NOT_BUILT,
   },
 ];
 

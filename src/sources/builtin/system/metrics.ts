@@ -1,8 +1,11 @@
 // system.metrics: per-capability call counts, errors, in-flight calls and latency percentiles since start.
-// Read from the in-memory metrics the pipeline feeds; nothing here touches the store.
+// Read from the in-memory metrics the pipeline feeds; on a shared (Redis) store, merged with the snapshots the
+// other live instances publish with their heartbeat (observe/shared-metrics.ts).
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
+import { hubInstanceId } from '../../../core/hub-instance.ts';
 import { visible } from '../../../core/registry.ts';
+import { liveSnapshots, mergeMetrics } from '../../../observe/shared-metrics.ts';
 
 const MetricsSchema = z.object({
   calls: z.number().int().nonnegative(),
@@ -19,19 +22,35 @@ export const systemMetrics = defineCapability({
   name: 'system.metrics',
   title: 'Call metrics',
   description:
-    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 over the last 1024 calls, max, mean) and calls per transport, plus totals. Use it to spot failing or slow tools.',
-  input: z.object({}),
+    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 over the last 1024 calls, max, mean) and calls per transport, plus totals. With several instances on one Redis store, scope "all" (the default) adds up every live instance (percentiles are the highest of the instances\', up to a heartbeat old) and scope "instance" shows only the one answering. Use it to spot failing or slow tools.',
+  input: z.object({
+    scope: z
+      .enum(['all', 'instance'])
+      .default('all')
+      .describe(
+        'all: every live instance sharing the store (the same as instance on a single machine); instance: only this one.',
+      ),
+  }),
   output: z.object({
+    instances: z.array(z.string()).describe('Instances whose calls are counted (instance-list ids).'),
     capabilities: z.record(z.string(), MetricsSchema),
     totals: z.object({ calls: z.number().int().nonnegative(), errors: z.number().int().nonnegative() }),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handle: (_input, ctx) => {
-    const { metrics, registry } = ctx.services;
+  handle: async (input, ctx) => {
+    const { metrics, registry, store, instanceId } = ctx.services;
+    const own = metrics.snapshot();
+    let snapshot = own;
+    let instances = [hubInstanceId(instanceId)];
+    if (input.scope === 'all' && store.kind === 'redis') {
+      const live = await liveSnapshots(store, instances[0], own);
+      snapshot = mergeMetrics(live.values());
+      instances = [...live.keys()].sort();
+    }
     const capabilities: Record<string, z.output<typeof MetricsSchema>> = {};
     let calls = 0;
     let errors = 0;
-    for (const [name, m] of Object.entries(metrics.snapshot())) {
+    for (const [name, m] of Object.entries(snapshot)) {
       // Hide what the caller may not see; capabilities removed since keep their history.
       const entry = registry.get(name);
       if (entry && !visible(ctx.principal, entry.capability)) continue;
@@ -39,6 +58,6 @@ export const systemMetrics = defineCapability({
       calls += m.calls;
       errors += m.errors;
     }
-    return { capabilities, totals: { calls, errors } };
+    return { instances, capabilities, totals: { calls, errors } };
   },
 });

@@ -1,7 +1,8 @@
-// task.complete: finish an assigned or in-progress task successfully, optionally with a result.
-// completed is final; the result is stored as JSON on the task for whoever asked for the work.
+// task.complete: finish an assigned or in-progress task successfully, optionally with a result and a self-assessment.
+// completed is final; the assessment (outcome, confidence, files, tests, notes) feeds task.metrics calibration.
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
+import { TASK_OUTCOMES, type TaskAssessment } from '../../../store/contract.ts';
 import { TaskIdSchema, TaskSchema, transition } from './shared.ts';
 
 /** `task.complete` — assigned | in_progress → completed. */
@@ -9,13 +10,60 @@ export const taskComplete = defineCapability({
   name: 'task.complete',
   title: 'Complete task',
   description:
-    'Mark an assigned or in_progress task as completed, optionally recording a result (any JSON: a summary string, file paths, a PR url). Completed is final. A pending task must be assigned first (task.assign); if the work could not be done, use task.fail instead.',
-  input: z.strictObject({
-    id: TaskIdSchema,
-    result: z.unknown().optional().describe('What came out of the task, any JSON value; stored on the task.'),
-  }),
+    'Mark an assigned or in_progress task as completed, optionally recording a result (any JSON: a summary string, file paths, a PR url) and an honest self-assessment: outcome (success, partial, failure), confidence 0..1 that the outcome is what you say, files_modified, tests_added and notes. task.metrics compares stated confidence with outcomes and with the plugin hook results (lint, tests) recorded while the task was open. Completed is final. A pending task must be assigned first (task.assign); if the work could not be done at all, use task.fail instead.',
+  input: z
+    .strictObject({
+      id: TaskIdSchema,
+      result: z.unknown().optional().describe('What came out of the task, any JSON value; stored on the task.'),
+      outcome: z
+        .enum(TASK_OUTCOMES)
+        .optional()
+        .describe('success: done as asked; partial: some of it done; failure: tried and it does not work.'),
+      confidence: z
+        .number()
+        .min(0)
+        .max(1)
+        .optional()
+        .describe('0..1, how sure you are the outcome is right (0.9 = you would bet on it). Needs outcome.'),
+      files_modified: z
+        .array(z.string().min(1).max(1000))
+        .max(10_000)
+        .optional()
+        .describe('Paths of the files changed, relative to the project.'),
+      tests_added: z.number().int().min(0).max(1_000_000).optional().describe('How many tests were added.'),
+      notes: z.string().max(4000).optional().describe('Anything a reviewer should know (up to 4000 characters).'),
+    })
+    .refine(
+      (v) =>
+        v.outcome !== undefined ||
+        (v.confidence === undefined &&
+          v.files_modified === undefined &&
+          v.tests_added === undefined &&
+          v.notes === undefined),
+      {
+        message:
+          'outcome is required when confidence, files_modified, tests_added or notes is given (success, partial or failure).',
+        path: ['outcome'],
+        when: (payload) => payload.issues.length === 0,
+      },
+    ),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handle: ({ id, result }, ctx) =>
-    transition(ctx.services, id, 'complete', { status: 'completed', result, completedAt: new Date().toISOString() }),
+  handle: ({ id, result, outcome, confidence, files_modified, tests_added, notes }, ctx) => {
+    const assessment: TaskAssessment | undefined = outcome
+      ? {
+          outcome,
+          confidence: confidence ?? null,
+          filesModified: files_modified ?? [],
+          testsAdded: tests_added ?? null,
+          notes: notes ?? null,
+        }
+      : undefined;
+    return transition(ctx.services, id, 'complete', {
+      status: 'completed',
+      result,
+      completedAt: new Date().toISOString(),
+      ...(assessment ? { assessment } : {}),
+    });
+  },
 });

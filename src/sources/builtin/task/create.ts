@@ -2,6 +2,7 @@
 // The board is shared by every agent and instance connected to this hub (and to hubs sharing its store).
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
+import { TASK_COMPLEXITIES } from '../../../store/contract.ts';
 import { announce, MetadataSchema, TaskSchema } from './shared.ts';
 
 /** `task.create` — add a pending task to the board. */
@@ -28,17 +29,24 @@ export const taskCreate = defineCapability({
       .min(1)
       .max(64)
       .optional()
-      .describe("Category to filter by in task.list, e.g. 'bug', 'review', 'docs'."),
+      .describe(
+        "Kind of work, to filter by in task.list and task.metrics: implementation, fix, refactor or research for outcome metrics; any other category (e.g. 'docs', 'review') is kept as well.",
+      ),
+    estimated_complexity: z
+      .enum(TASK_COMPLEXITIES)
+      .optional()
+      .describe('How big the work looks up front: simple, moderate or complex (task.metrics groups by it).'),
     metadata: MetadataSchema.optional().describe('Any JSON object to keep with the task: file paths, links, ids.'),
   }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handle: async ({ text, priority, type, metadata }, ctx) => {
+  handle: async ({ text, priority, type, metadata, estimated_complexity }, ctx) => {
     const task = await ctx.services.store.tasks.create({
       text,
       priority,
       type: type ?? null,
       metadata: metadata ?? null,
+      estimatedComplexity: estimated_complexity ?? null,
     });
     announce(ctx.services, task, 'create');
     return task;

@@ -9,6 +9,7 @@ import { taskCreate } from './create.ts';
 import { taskFail } from './fail.ts';
 import { taskGet } from './get.ts';
 import { taskList } from './list.ts';
+import { taskMetrics } from './metrics.ts';
 import { taskStart } from './start.ts';
 import { taskUpdate } from './update.ts';
 
@@ -22,6 +23,7 @@ export const TASK_CAPABILITIES: Capability[] = [
   taskStart,
   taskComplete,
   taskFail,
+  taskMetrics,
 ] as Capability[];
 
 /**

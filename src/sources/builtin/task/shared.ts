@@ -3,7 +3,14 @@
 import { z } from 'zod';
 import type { Services } from '../../../core/context.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
-import { TASK_STATUSES, type Task, type TaskPatch, type TaskStatus } from '../../../store/contract.ts';
+import {
+  TASK_COMPLEXITIES,
+  TASK_OUTCOMES,
+  TASK_STATUSES,
+  type Task,
+  type TaskPatch,
+  type TaskStatus,
+} from '../../../store/contract.ts';
 
 /** A task id as task.create returns it. */
 export const TaskIdSchema = z
@@ -24,6 +31,17 @@ export const TaskSchema = z.object({
   status: TaskStatusSchema,
   type: z.string().nullable(),
   metadata: z.record(z.string(), z.unknown()).nullable(),
+  estimatedComplexity: z.enum(TASK_COMPLEXITIES).nullable().describe('As given to task.create; null if none.'),
+  assessment: z
+    .object({
+      outcome: z.enum(TASK_OUTCOMES),
+      confidence: z.number().nullable(),
+      filesModified: z.array(z.string()),
+      testsAdded: z.number().int().nullable(),
+      notes: z.string().nullable(),
+    })
+    .nullable()
+    .describe("The completing agent's self-assessment from task.complete; null until then."),
   assignedTo: z
     .string()
     .nullable()

@@ -1,0 +1,108 @@
+// Loads user modules (handler modules, compiled scripts) at run time: TypeScript through tsx, and
+// `import 'switchboard'` resolved to the running Switchboard wherever the module lives.
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** File endings a user module may have. */
+export const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+
+/** The built entry of the running Switchboard (`dist/index.js`), found from this file's location. */
+let ownEntryCache: string | undefined | null = null;
+
+function ownEntry(): string | undefined {
+  if (ownEntryCache === null) ownEntryCache = findOwnEntry();
+  return ownEntryCache;
+}
+
+function findOwnEntry(): string | undefined {
+  const root = packageRoot();
+  if (!root) return undefined;
+  const entry = join(root, 'dist', 'index.js');
+  return existsSync(entry) ? pathToFileURL(entry).href : undefined;
+}
+
+let rootCache: string | undefined | null = null;
+
+/** The folder of the running Switchboard package (holding its package.json), found from this file's location. */
+export function packageRoot(): string | undefined {
+  if (rootCache !== null) return rootCache;
+  rootCache = undefined;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 6; i++) {
+    const pkg = join(dir, 'package.json');
+    if (existsSync(pkg)) {
+      try {
+        if (JSON.parse(readFileSync(pkg, 'utf8')).name === 'switchboard') {
+          rootCache = dir;
+          break;
+        }
+      } catch {
+        // Not our package.json; keep walking up.
+      }
+    }
+    dir = dirname(dir);
+  }
+  return rootCache;
+}
+
+let hookInstalled = false;
+
+/**
+ * Make `import ... from 'switchboard'` in handler modules resolve to the running Switchboard, wherever the
+ * module lives: a project needs no local install, and modules share the hub's Zod and error classes.
+ * TypeScript files outside node_modules load as ES modules even in a project without `"type": "module"`
+ * (tsx would otherwise compile them to CommonJS, whose `require` no ESM hook can redirect on Node 20).
+ */
+function installSelfResolve(): void {
+  if (hookInstalled) return;
+  hookInstalled = true;
+  const entry = ownEntry();
+  if (!entry) return;
+  const hook = `export async function resolve(specifier, context, next) {
+    if (specifier === 'switchboard') return { url: ${JSON.stringify(entry)}, shortCircuit: true };
+    const r = await next(specifier, context);
+    if (/\\.m?ts(\\?|$)/.test(r.url) && r.url.startsWith('file:') && !r.url.includes('/node_modules/')) return { ...r, format: 'module' };
+    return r;
+  }`;
+  register(`data:text/javascript,${encodeURIComponent(hook)}`);
+}
+
+/**
+ * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when
+ * `switchboard` would not resolve to the running copy from where the file lives. Skipping it saves starting
+ * the loader-hook thread, a noticeable share of a cold start.
+ */
+function needsHook(file: string): boolean {
+  if (file.endsWith('.ts') || file.endsWith('.mts')) return true;
+  const entry = ownEntry();
+  if (!entry) return false;
+  try {
+    return pathToFileURL(createRequire(file).resolve('switchboard')).href !== entry;
+  } catch {
+    return true;
+  }
+}
+
+/** Import one module (`version`: a changed file's mtime, to load it afresh); TypeScript goes through tsx's loader (loaded only when a .ts file is present). */
+export async function importModule(file: string, opts: { version?: string } = {}): Promise<Record<string, unknown>> {
+  if (needsHook(file)) installSelfResolve();
+  // A version in the URL makes the module loader read a changed file again instead of its cached copy.
+  const url = pathToFileURL(file).href + (opts.version ? `?v=${encodeURIComponent(opts.version)}` : '');
+  if (file.endsWith('.ts') || file.endsWith('.mts')) {
+    const { tsImport } = (await importAtRunTime('tsx/esm/api')) as typeof import('tsx/esm/api');
+    return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  }
+  return (await importAtRunTime(url)) as Record<string, unknown>;
+}
+
+/**
+ * `import()` of a module outside the bundle (a user module, tsx). A process started from the startup snapshot
+ * (src/snapshot.ts) provides its own: code deserialised from a snapshot has no module loader attached to its
+ * `import()` on Node 20. Bare specifiers resolve from Switchboard's own folder either way.
+ */
+function importAtRunTime(specifier: string): Promise<unknown> {
+  const fromSnapshot = (globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.import')];
+  return typeof fromSnapshot === 'function' ? fromSnapshot(specifier) : import(specifier);
+}

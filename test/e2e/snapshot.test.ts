@@ -1,0 +1,113 @@
+// End-to-end: the `switchboard` command starts `serve` from the V8 startup snapshot (dist/switchboard.blob, built by
+// `npm run build`), and falls back to the ESM bundle when the blob is missing or belongs to another Node.
+// test/e2e/mcp-stdio.test.ts runs the protocol suite through the command as well.
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { describe, expect, it } from 'vitest';
+import { BIN, childEnv, FIXTURE_HANDLERS, ROOT, tempProject } from '../helpers/cli.ts';
+
+/** Connect an SDK client to `serve` started by running `bin` as a command; returns the client, pid and stderr. */
+async function serveThrough(bin: string, dir: string, handlers: string[]) {
+  const transport = new StdioClientTransport({
+    command: bin,
+    args: ['--cwd', dir, 'serve', ...handlers.flatMap((h) => ['--handlers', h])],
+    env: childEnv(dir),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  const client = new Client({ name: 'snapshot-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  const pid = transport.pid as number;
+  return { client, stderr: () => stderr, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') };
+}
+
+/**
+ * A copy of the package's launcher beside a dist/ of links to the built files, without the blob or with a blob
+ * recorded as another Node's: the launcher must then start the ESM bundle.
+ */
+function packageCopy(blob: 'missing' | 'other-node'): string {
+  const root = tempProject();
+  mkdirSync(join(root, 'bin'));
+  mkdirSync(join(root, 'dist'));
+  copyFileSync(BIN, join(root, 'bin/switchboard.js'));
+  for (const f of readdirSync(join(ROOT, 'dist'))) {
+    if (f.startsWith('switchboard.blob')) continue;
+    symlinkSync(join(ROOT, 'dist', f), join(root, 'dist', f));
+  }
+  if (blob === 'other-node') {
+    symlinkSync(join(ROOT, 'dist/switchboard.blob'), join(root, 'dist/switchboard.blob'));
+    writeFileSync(join(root, 'dist/switchboard.blob.node'), '/opt/another/node\n');
+  }
+  return join(root, 'bin/switchboard.js');
+}
+
+/** A plain ES module handler that imports 'switchboard' (the package entry, dist/index.js) like a user's would. */
+function esmHandlers(): string {
+  const dir = join(tempProject(), 'handlers');
+  mkdirSync(dir);
+  writeFileSync(
+    join(dir, 'shout.mjs'),
+    `import { defineCapability, SwitchboardError, z } from 'switchboard';
+export const shout = defineCapability({
+  name: 'esm.shout',
+  description: 'Upper-case the text; refuses "boom" with a SwitchboardError.',
+  input: z.object({ text: z.string().min(1) }),
+  output: z.object({ text: z.string() }),
+  handle: ({ text }) => {
+    if (text === 'boom') throw new SwitchboardError('CONFLICT', 'boom is refused');
+    return { text: text.toUpperCase() };
+  },
+});
+`,
+  );
+  return dir;
+}
+
+describe('the switchboard command', () => {
+  it('starts serve from the startup snapshot, with TypeScript and ES module handlers sharing its Zod and errors', async () => {
+    const dir = tempProject();
+    const { client, stderr, cmdline } = await serveThrough(BIN, dir, [FIXTURE_HANDLERS, esmHandlers()]);
+    try {
+      expect(cmdline).toContain('--snapshot-blob');
+      expect(cmdline).toContain(join(ROOT, 'dist/switchboard.blob'));
+      const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'from tsx' } });
+      expect(ts.structuredContent).toEqual({ text: 'from tsx' });
+      const esm = await client.callTool({ name: 'esm__shout', arguments: { text: 'hi' } });
+      expect(esm.structuredContent).toEqual({ text: 'HI' });
+      // The handler's schema and error class are the running hub's: validation names the field, and the error
+      // keeps its code (a copy of the classes from another bundle would be an internal error).
+      const invalid = await client.callTool({ name: 'esm__shout', arguments: { text: '' } });
+      expect(invalid.isError).toBe(true);
+      expect((invalid.content as { text: string }[])[0].text).toMatch(/text/);
+      const refused = await client.callTool({ name: 'esm__shout', arguments: { text: 'boom' } });
+      expect(refused.isError).toBe(true);
+      expect(refused._meta).toMatchObject({ 'switchboard/error': { code: 'CONFLICT' } });
+      // The store (better-sqlite3, loaded after the snapshot is deserialised) works.
+      const task = await client.callTool({ name: 'task__create', arguments: { text: 'from the snapshot' } });
+      expect(task.structuredContent).toMatchObject({ status: 'pending', text: 'from the snapshot' });
+      const listed = await client.callTool({ name: 'task__list', arguments: {} });
+      expect(JSON.stringify(listed.structuredContent)).toContain('from the snapshot');
+    } finally {
+      await client.close();
+    }
+    expect(stderr()).toMatch(/broken on purpose/);
+    expect(stderr()).not.toMatch(/Warning/);
+  });
+
+  it.each(['missing', 'other-node'] as const)('starts from the ESM bundle when the blob is %s', async (blob) => {
+    const dir = tempProject();
+    const { client, cmdline } = await serveThrough(packageCopy(blob), dir, [FIXTURE_HANDLERS]);
+    try {
+      expect(cmdline).not.toContain('--snapshot-blob');
+      const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'fallback' } });
+      expect(ts.structuredContent).toEqual({ text: 'fallback' });
+    } finally {
+      await client.close();
+    }
+  });
+});
