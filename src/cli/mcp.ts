@@ -1,0 +1,271 @@
+// `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
+// project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
+import Table from 'cli-table3';
+import pc from 'picocolors';
+import { IMPORT_SOURCES, type ImportSource, importServers } from '../config/import-servers.ts';
+import type { Raw } from '../config/load.ts';
+import {
+  addServer,
+  allServers,
+  removeServer,
+  type Scope,
+  type ScopedServer,
+  serversIn,
+} from '../config/server-entries.ts';
+import { SwitchboardError } from '../core/errors.ts';
+import { CliError, printJson } from './output.ts';
+
+const parseScope = (v: string | undefined, flag = '--scope'): Scope | undefined => {
+  if (v === undefined) return undefined;
+  if (v === 'project' || v === 'user') return v;
+  throw new CliError(`${flag}: expected 'project' or 'user', got '${v}'.`, 2);
+};
+
+export interface AddOptions {
+  cwd: string;
+  transport?: string;
+  user?: boolean;
+  scope?: string;
+  url?: string;
+  header?: string[];
+  env?: string[];
+  timeout?: string;
+}
+
+/** `mcp add NAME [-t stdio|http|sse] [-u URL] [-H K:V]... [-e K=V]... [--user] -- CMD ARGS...` */
+export async function mcpAdd(name: string, command: string[], opts: AddOptions): Promise<void> {
+  const scope = opts.user ? 'user' : (parseScope(opts.scope) ?? 'project');
+  const transport = opts.transport;
+  if (transport !== undefined && !['stdio', 'http', 'sse'].includes(transport))
+    throw new CliError(`-t/--transport: expected stdio, http or sse, got '${transport}'.`, 2);
+  if (opts.url && command.length)
+    throw new CliError(
+      `Give either a URL (-u) or a command after --, not both: a server is a child process or a remote endpoint.`,
+      2,
+    );
+  if (!opts.url && !command.length)
+    throw new CliError(
+      transport && transport !== 'stdio'
+        ? `A ${transport} server needs its URL: switchboard mcp add ${name} -t ${transport} -u https://…`
+        : `Missing the server: give a command after -- (switchboard mcp add ${name} -- npx -y some-mcp-server) or a URL with -u.`,
+      2,
+    );
+  if (opts.url && transport === 'stdio')
+    throw new CliError(`-t stdio runs a command; for a URL use -t http (the default) or -t sse.`, 2);
+  if (command.length && transport && transport !== 'stdio')
+    throw new CliError(`-t ${transport} needs a URL (-u), not a command; drop -t to run the command over stdio.`, 2);
+  const entry: Raw = { name };
+  if (command.length) {
+    entry.command = command[0];
+    if (command.length > 1) entry.args = command.slice(1);
+    const env = pairs(opts.env ?? [], '=', '-e/--env', 'KEY=VALUE');
+    if (Object.keys(env).length) entry.env = env;
+  } else {
+    entry.url = opts.url;
+    if (transport === 'sse') entry.transport = 'sse';
+    const headers = pairs(opts.header ?? [], ':', '-H/--header', 'Key: Value');
+    if (Object.keys(headers).length) entry.headers = headers;
+    if (opts.env?.length)
+      throw new CliError('-e/--env sets a child process environment; a URL server has none. Use -H for headers.', 2);
+  }
+  if (opts.timeout !== undefined) {
+    const ms = Number(opts.timeout);
+    if (!Number.isInteger(ms) || ms < 1)
+      throw new CliError(`--timeout: expected milliseconds (a positive integer), got '${opts.timeout}'.`, 2);
+    entry.timeout_ms = ms;
+  }
+  const file = addServer(scope, opts.cwd, entry);
+  process.stdout.write(
+    `Added MCP server '${name}' (${command.length ? 'stdio' : (transport ?? 'http')}) to ${scope} scope: ${file}\n` +
+      `Its tools appear as ${name}__<tool>. Check it with: switchboard mcp list --status\n`,
+  );
+}
+
+function pairs(items: string[], sep: string, flag: string, shape: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf(sep);
+    const key = at > 0 ? item.slice(0, at).trim() : '';
+    if (!key) throw new CliError(`${flag}: expected ${shape}, got '${item}'.`, 2);
+    out[key] = item.slice(at + 1).trim();
+  }
+  return out;
+}
+
+/** `mcp remove NAME [--scope user|project]` */
+export async function mcpRemove(name: string, opts: { cwd: string; scope?: string }): Promise<void> {
+  const scope = parseScope(opts.scope);
+  const where = allServers(opts.cwd).filter((s) => s.entry.name === name);
+  if (!scope && where.length > 1)
+    throw new CliError(
+      `MCP server '${name}' exists in both project and user scope. Say which to remove: switchboard mcp remove ${name} --scope project (or --scope user)`,
+      2,
+    );
+  const target = scope ?? where[0]?.scope;
+  if (!target || !removeServer(target, opts.cwd, name)) {
+    const known = allServers(opts.cwd).map((s) => `${s.entry.name} (${s.scope})`);
+    throw new CliError(
+      `No MCP server '${name}'${scope ? ` in ${scope} scope` : ''}. ${known.length ? `Configured: ${known.join(', ')}.` : 'None are configured; add one with switchboard mcp add.'}`,
+    );
+  }
+  process.stdout.write(`Removed MCP server '${name}' from ${target} scope.\n`);
+}
+
+/** Values of env and headers as shown to people: `${VAR}` references as written, literal values masked. */
+export function maskValue(value: unknown): string {
+  const text = String(value);
+  if (/^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$/.test(text)) return text;
+  if (text.includes('${')) return text.replace(/[^${}\s]+(?=\s|$)/g, (part) => (part.includes('${') ? part : '****'));
+  return text.length ? '****' : '';
+}
+
+function masked(entry: Raw): Raw {
+  const out: Raw = { ...entry };
+  for (const key of ['env', 'headers'] as const) {
+    const map = entry[key];
+    if (map && typeof map === 'object')
+      out[key] = Object.fromEntries(Object.entries(map as Raw).map(([k, v]) => [k, maskValue(v)]));
+  }
+  return out;
+}
+
+function effective(cwd: string, scope?: Scope): Array<ScopedServer & { shadowed: boolean }> {
+  const list = scope ? serversIn(scope, cwd) : allServers(cwd);
+  const projectNames = new Set(serversIn('project', cwd).map((s) => s.entry.name));
+  return list.map((s) => ({ ...s, shadowed: s.scope === 'user' && projectNames.has(s.entry.name) }));
+}
+
+const target = (e: Raw) => (e.command ? [e.command, ...((e.args as string[]) ?? [])].join(' ') : String(e.url ?? ''));
+const kind = (e: Raw) => (e.command ? 'stdio' : String(e.transport ?? 'http'));
+
+/** `mcp list [--scope] [--json] [--status]` */
+export async function mcpList(opts: { cwd: string; scope?: string; json?: boolean; status?: boolean }): Promise<void> {
+  const scope = parseScope(opts.scope);
+  const servers = effective(opts.cwd, scope);
+  const status = opts.status ? await probe(opts.cwd) : undefined;
+  const rows = servers.map((s) => {
+    const live = status?.get(String(s.entry.name));
+    return {
+      name: String(s.entry.name),
+      scope: s.scope,
+      transport: kind(s.entry),
+      target: target(s.entry),
+      enabled: s.entry.enabled !== false,
+      ...(s.shadowed ? { shadowedBy: 'project' } : {}),
+      ...(live && !s.shadowed
+        ? {
+            status: live.status,
+            tools: live.tools,
+            ...(live.rttMs !== undefined ? { rttMs: live.rttMs } : {}),
+            ...(live.era ? { protocol: live.era === 'modern' ? '2026-07-28' : '2025' } : {}),
+            ...(live.error ? { error: live.error } : {}),
+            ...(live.renamed.length ? { renamed: live.renamed } : {}),
+          }
+        : {}),
+    };
+  });
+  if (opts.json) return printJson({ total: rows.length, servers: rows });
+  if (rows.length === 0) {
+    process.stdout.write('No MCP servers configured. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n');
+    return;
+  }
+  const head = ['name', 'scope', 'transport', 'target', ...(status ? ['status', 'tools', 'ms'] : [])];
+  const table = new Table({ head, style: { head: [] } });
+  for (const r of rows) {
+    const row = [
+      r.enabled ? r.name : `${r.name} ${pc.dim('(disabled)')}`,
+      r.shadowedBy ? `${r.scope} ${pc.dim('(overridden by project)')}` : r.scope,
+      r.transport,
+      r.target.length > 60 ? `${r.target.slice(0, 57)}…` : r.target,
+    ];
+    if (status) {
+      const st = 'status' in r ? String(r.status) : '';
+      row.push(
+        st === 'connected' ? pc.green(st) : st ? pc.red(`${st}${'error' in r ? `: ${r.error}` : ''}`) : '',
+        'tools' in r ? String(r.tools) : '',
+        'rttMs' in r ? String(r.rttMs) : '',
+      );
+    }
+    table.push(row);
+  }
+  process.stdout.write(`${table.toString()}\n`);
+  for (const r of rows)
+    for (const x of ('renamed' in r ? r.renamed : undefined) ?? [])
+      process.stdout.write(`${pc.yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
+}
+
+/** Start a hub on the project (its servers only matter here), wait for every server to connect or fail. */
+async function probe(cwd: string) {
+  const { createHub } = await import('../hub.ts');
+  const { createLogger } = await import('../observe/logger.ts');
+  const hub = await createHub({ cwd, logger: createLogger('silent') });
+  try {
+    await hub.ready();
+    const running = hub.sources.get('upstream') as import('../sources/upstream/index.ts').RunningUpstream | undefined;
+    return new Map((running?.manager()?.views() ?? []).map((v) => [v.name, v]));
+  } finally {
+    await hub.close();
+  }
+}
+
+/** `mcp get NAME`: the entry in effect, secrets masked. */
+export async function mcpGet(name: string, opts: { cwd: string; json?: boolean }): Promise<void> {
+  const found = effective(opts.cwd).find((s) => s.entry.name === name && !s.shadowed);
+  if (!found) {
+    const known = allServers(opts.cwd).map((s) => String(s.entry.name));
+    throw new CliError(
+      `No MCP server '${name}'.${known.length ? ` Configured: ${[...new Set(known)].join(', ')}.` : ''}`,
+    );
+  }
+  const entry = masked(found.entry);
+  if (opts.json) return printJson({ scope: found.scope, file: found.file, ...entry });
+  const lines = [`${pc.bold(name)}  (${found.scope} scope: ${found.file})`, `  transport: ${kind(entry)}`];
+  if (entry.command) lines.push(`  command:   ${target(entry)}`);
+  if (entry.url) lines.push(`  url:       ${entry.url}`);
+  if (entry.cwd) lines.push(`  cwd:       ${entry.cwd}`);
+  for (const key of ['env', 'headers'] as const)
+    if (entry[key] && Object.keys(entry[key] as Raw).length) {
+      lines.push(`  ${key}:`);
+      for (const [k, v] of Object.entries(entry[key] as Raw)) lines.push(`    ${k}${key === 'env' ? '=' : ': '}${v}`);
+    }
+  for (const key of ['enabled', 'timeout_ms', 'startup_timeout_ms', 'roles', 'tools'])
+    if (entry[key] !== undefined) lines.push(`  ${key}: ${JSON.stringify(entry[key])}`);
+  process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** `mcp import --from claude-code|codex|gemini [FILE] [--user]` */
+export async function mcpImport(
+  file: string | undefined,
+  opts: { cwd: string; from?: string; user?: boolean; scope?: string; json?: boolean },
+): Promise<void> {
+  if (!opts.from || !IMPORT_SOURCES.includes(opts.from as ImportSource))
+    throw new CliError(
+      `--from: expected one of ${IMPORT_SOURCES.join(', ')}${opts.from ? `, got '${opts.from}'` : ''}.`,
+      2,
+    );
+  const scope = opts.user ? 'user' : (parseScope(opts.scope) ?? 'project');
+  const found = importServers(opts.from as ImportSource, opts.cwd, file);
+  const added: string[] = [];
+  const skipped = [...found.skipped];
+  for (const entry of found.servers) {
+    try {
+      addServer(scope, opts.cwd, entry);
+      added.push(String(entry.name));
+    } catch (err) {
+      const reason =
+        err instanceof SwitchboardError && err.code === 'CONFLICT'
+          ? `already in ${scope} scope`
+          : (err as Error).message;
+      skipped.push({ name: String(entry.name), reason });
+    }
+  }
+  if (opts.json) return printJson({ files: found.files, scope, added, skipped });
+  if (found.files.length === 0)
+    throw new CliError(`No ${opts.from} configuration found (looked in the usual places); pass the file path.`);
+  process.stdout.write(`Read ${found.files.join(', ')}\n`);
+  process.stdout.write(
+    added.length ? `Imported into ${scope} scope: ${added.join(', ')}\n` : 'Imported nothing new.\n',
+  );
+  for (const s of skipped) process.stdout.write(`${pc.yellow('skipped')} ${s.name}: ${s.reason}\n`);
+  if (added.length) process.stdout.write('Check them with: switchboard mcp list --status\n');
+}

@@ -1,0 +1,490 @@
+// One upstream MCP server, supervised: connect through the official SDK client (stdio child, Streamable HTTP with
+// 2026-07-28 negotiation and 2025 fallback, or legacy SSE), list what it offers, restart it with backoff when it
+// goes away, and forward calls with progress, cancellation and per-server timeouts.
+import {
+  Client,
+  type GetPromptResult,
+  type Prompt,
+  type ReadResourceResult,
+  type Resource,
+  type ResourceTemplateType as ResourceTemplate,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  SSEClientTransport,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import type { Logger } from 'pino';
+import { version } from '../../version.ts';
+import { type CancelWatch, watchSignal } from '../cancellation.ts';
+import type { ClientChannel } from '../context.ts';
+import { SwitchboardError } from '../errors.ts';
+import { CallLane } from './call-lane.ts';
+import type { ResolvedServer } from './server-spec.ts';
+import { BatchingStdioClientTransport } from './stdio-client-transport.ts';
+
+/** What a server offers, as it listed it (tool schemas untouched). */
+export interface Catalog {
+  tools: Tool[];
+  resources: Resource[];
+  resourceTemplates: ResourceTemplate[];
+  prompts: Prompt[];
+  serverInfo?: { name: string; version: string };
+  listedAt: string;
+}
+
+export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'stopped';
+
+export interface ConnectionEvents {
+  /** A fresh listing arrived (first connect, reconnect, or a list_changed from the server). */
+  catalog(conn: UpstreamConnection): void;
+  /** The status changed (for health, events and `mcp list --status`). */
+  status(conn: UpstreamConnection): void;
+}
+
+export interface CallOptions {
+  /** The call's cancellation (a pipeline call's own, or `watchSignal(signal)`); its abort cancels the request. */
+  cancel: CancelWatch;
+  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+  /** The calling client's side channel: elicitation and sampling requests from the server are passed to it. */
+  client?: ClientChannel;
+}
+
+/** Reconnect delays: 0.5 s doubling to 30 s; a connection that stayed up for a minute starts over at 0.5 s. */
+const BACKOFF_MIN_MS = 500;
+const BACKOFF_MAX_MS = 30_000;
+const STABLE_MS = 60_000;
+/** The SDK's own per-request timer is disabled for tool calls: the pipeline's timeout (reset by progress) rules. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+/** Longest stderr line kept in the log; a chatty child must not flood ours. */
+const STDERR_LINE_MAX = 2000;
+
+export class UpstreamConnection {
+  status: ConnectionStatus = 'connecting';
+  /** Why the last attempt failed or the connection closed. */
+  lastError?: string;
+  catalog?: Catalog;
+  /** Round trip of the last listing, in milliseconds. */
+  rttMs?: number;
+  /** How many times the server was (re)connected after the first time. */
+  restarts = 0;
+  /** The protocol era the SDK negotiated (`modern` = 2026-07-28, `legacy` = a 2025 server). */
+  era?: 'modern' | 'legacy';
+
+  private client?: Client;
+  /** The fast path for tool calls on a stdio connection (see call-lane.ts). */
+  private lane?: CallLane;
+  private progressSeq = 0;
+  private readonly progressRoutes = new Map<string, NonNullable<CallOptions['onprogress']>>();
+  /** Calls in flight, newest last: a server's elicitation or sampling request goes to the newest that can answer. */
+  private readonly inflight: ClientChannel[] = [];
+  private stopping = false;
+  private failures = 0;
+  private connectedAt = 0;
+  private retryTimer?: NodeJS.Timeout;
+  private attempt?: Promise<void>;
+  private readonly waiters = new Set<() => void>();
+
+  constructor(
+    readonly server: ResolvedServer,
+    private readonly logger: Logger,
+    private readonly events: ConnectionEvents,
+  ) {}
+
+  get name(): string {
+    return this.server.name;
+  }
+
+  /** Begin connecting in the background; never throws. */
+  start(): void {
+    this.attempt ??= this.connect().finally(() => {
+      this.attempt = undefined;
+    });
+  }
+
+  /**
+   * The connected client, waiting for a connection in progress up to the startup timeout. A server that is
+   * down answers at once with why, so calls fail fast while it is being restarted.
+   */
+  async ready(cancel?: CancelWatch): Promise<Client> {
+    if (this.client && this.status === 'connected') return this.client;
+    if (this.status === 'stopped')
+      throw new SwitchboardError('UNAVAILABLE', `Upstream server '${this.name}' was removed or stopped.`, {
+        server: this.name,
+        breaker: 'upstream-down',
+      });
+    if (this.status === 'failed') throw this.unavailable();
+    await new Promise<void>((resolve) => {
+      let unwatch: (() => void) | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        unwatch?.();
+        this.waiters.delete(done);
+        resolve();
+      };
+      const timer = setTimeout(done, this.server.startupTimeoutMs);
+      this.waiters.add(done);
+      // Last: an abort that already happened calls `done` at once.
+      unwatch = cancel?.onAbort(done);
+    });
+    if (cancel?.aborted) throw cancel.reason ?? new SwitchboardError('CANCELLED', 'The call was cancelled.');
+    if (this.client && this.status === 'connected') return this.client;
+    throw this.unavailable();
+  }
+
+  private unavailable(): SwitchboardError {
+    const why = this.lastError ? `: ${this.lastError}` : ' yet';
+    return new SwitchboardError(
+      'UNAVAILABLE',
+      `Upstream server '${this.name}' is not connected${why}. Switchboard keeps retrying; check it with \`switchboard mcp list --status\`.`,
+      // Refused before anything was sent: breakers do not count it (see policy/middleware.ts).
+      { server: this.name, breaker: 'upstream-down' },
+    );
+  }
+
+  /**
+   * Forward a tool call. Protocol and transport failures become SwitchboardErrors; tool errors stay results.
+   * The time limit is the pipeline's (`timeout_ms`, restarted by each progress notification); its abort reaches
+   * the server as `notifications/cancelled`.
+   */
+  async callTool(tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<Record<string, unknown>> {
+    // Progress is routed here rather than through the SDK's per-request callback: the SDK drops a progress
+    // notification that arrives in the same read as the result, which is the usual case for the last one.
+    const token = opts.onprogress ? `sb-${++this.progressSeq}` : undefined;
+    if (token && opts.onprogress) this.progressRoutes.set(token, opts.onprogress);
+    const channel = opts.client ?? {};
+    this.inflight.push(channel);
+    try {
+      const params = { name: tool, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
+      return await this.forward(opts.cancel, (client) =>
+        this.lane
+          ? this.lane.call(params, opts.cancel)
+          : (client.request(
+              { method: 'tools/call', params },
+              { signal: opts.cancel.signal, timeout: NO_SDK_TIMEOUT },
+            ) as Promise<Record<string, unknown>>),
+      );
+    } finally {
+      // After the result: a progress notification read together with it is handled first, then the route goes.
+      if (token) setImmediate(() => this.progressRoutes.delete(token));
+      this.inflight.splice(this.inflight.lastIndexOf(channel), 1);
+    }
+  }
+
+  async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
+    return this.forward(watchSignal(signal), (client) =>
+      client.readResource({ uri }, { signal, timeout: this.server.timeoutMs, cacheMode: 'bypass' } as never),
+    );
+  }
+
+  async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
+    return this.forward(watchSignal(signal), (client) =>
+      client.getPrompt({ name, arguments: args }, { signal, timeout: this.server.timeoutMs }),
+    );
+  }
+
+  async complete(params: Record<string, unknown>, signal: AbortSignal): Promise<string[]> {
+    return this.forward(watchSignal(signal), async (client) => {
+      const r = await client.complete(params as never, { signal, timeout: this.server.timeoutMs });
+      return r.completion.values;
+    });
+  }
+
+  /**
+   * Run one request on the live client. An HTTP server that forgot our session (404) is re-initialized and the
+   * request sent once more; a closed connection is reported as such and the supervisor restarts the server.
+   */
+  private async forward<T>(cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
+    const client = this.client && this.status === 'connected' ? this.client : await this.ready(cancel);
+    try {
+      return await run(client);
+    } catch (err) {
+      if (isSessionGone(err) && !cancel.aborted) {
+        this.logger.info({ server: this.name }, 'upstream session expired (404); re-initializing');
+        await this.reconnectNow(client);
+        try {
+          return await run(await this.ready(cancel));
+        } catch (again) {
+          throw this.translate(again, cancel);
+        }
+      }
+      throw this.translate(err, cancel);
+    }
+  }
+
+  private translate(err: unknown, cancel: CancelWatch): unknown {
+    if (err instanceof SwitchboardError) return err;
+    if (cancel.aborted) return cancel.reason ?? err;
+    if (err instanceof SdkError) {
+      if (err.code === SdkErrorCode.RequestTimeout)
+        return new SwitchboardError(
+          'TIMEOUT',
+          `Upstream server '${this.name}' did not answer within ${this.server.timeoutMs} ms (timeout_ms; progress notifications extend it).`,
+          { server: this.name },
+        );
+      if (err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected)
+        return new SwitchboardError(
+          'UNAVAILABLE',
+          `Upstream server '${this.name}' closed the connection during the call; it is being restarted. Retry in a moment.`,
+          { server: this.name },
+        );
+      return new SwitchboardError('UNAVAILABLE', `Upstream server '${this.name}': ${err.message}`, {
+        server: this.name,
+      });
+    }
+    // A JSON-RPC error from the server itself (unknown tool, invalid params): its message is the useful part.
+    const e = err as { code?: unknown; message?: string };
+    if (typeof e?.code === 'number')
+      return new SwitchboardError(
+        e.code === -32602 ? 'INVALID_INPUT' : e.code === -32601 ? 'NOT_FOUND' : 'INTERNAL',
+        `Upstream server '${this.name}': ${e.message ?? 'request failed'}`,
+        { server: this.name, upstreamCode: e.code },
+      );
+    return new SwitchboardError('INTERNAL', `Upstream server '${this.name}': ${(err as Error)?.message ?? err}`, {
+      server: this.name,
+    });
+  }
+
+  private async reconnectNow(stale: Client): Promise<void> {
+    if (this.client === stale) {
+      this.client = undefined;
+      this.lane = undefined;
+      this.setStatus('connecting');
+      await stale.close().catch(() => {});
+    }
+    this.start();
+    await this.attempt;
+  }
+
+  private async connect(): Promise<void> {
+    if (this.stopping) return;
+    this.setStatus('connecting');
+    const client = new Client(
+      { name: 'switchboard', version },
+      {
+        // Elicitation and sampling from the server are passed on to the client whose call is in flight.
+        capabilities: { elicitation: { form: {} }, sampling: {} },
+        ...(this.server.transport === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
+        listChanged: {
+          tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.relist(client) },
+          prompts: { autoRefresh: false, debounceMs: 50, onChanged: () => this.relist(client) },
+          resources: { autoRefresh: false, debounceMs: 50, onChanged: () => this.relist(client) },
+        },
+      },
+    );
+    client.setNotificationHandler('notifications/progress', (n) => {
+      const { progressToken, progress, total, message } = n.params;
+      this.progressRoutes.get(String(progressToken))?.({
+        progress,
+        ...(total !== undefined ? { total } : {}),
+        ...(message !== undefined ? { message } : {}),
+      });
+    });
+    client.setRequestHandler('elicitation/create', async (request) => {
+      const caller = this.newest((c) => c.elicit);
+      // Nobody who could answer: decline, which the spec offers for exactly this, rather than fail the call.
+      if (!caller?.elicit) return { action: 'decline' as const };
+      const answer = (await caller.elicit(request.params as Record<string, unknown>)) as Record<string, unknown>;
+      return withDefaults(answer, request.params as Record<string, unknown>) as never;
+    });
+    client.setRequestHandler('sampling/createMessage', async (request) => {
+      const caller = this.newest((c) => c.sample);
+      if (!caller?.sample)
+        throw new Error(
+          `Upstream server '${this.name}' asked for sampling, but the client calling it cannot sample (it did not declare the sampling capability).`,
+        );
+      return (await caller.sample(request.params as Record<string, unknown>)) as never;
+    });
+    const transport = this.transport();
+    const started = performance.now();
+    try {
+      await client.connect(transport, { timeout: this.server.startupTimeoutMs });
+      if (this.stopping) {
+        await client.close().catch(() => {});
+        return;
+      }
+      const catalog = await listCatalog(client, this.server.startupTimeoutMs);
+      this.rttMs = Math.round((performance.now() - started) * 10) / 10;
+      this.era = client.getProtocolEra();
+      if (this.stopping) {
+        await client.close().catch(() => {});
+        return;
+      }
+      this.client = client;
+      this.lane = this.server.transport === 'stdio' ? new CallLane(transport, this.name) : undefined;
+      this.catalog = catalog;
+      this.connectedAt = Date.now();
+      this.lastError = undefined;
+      client.onclose = () => this.closed(client);
+      this.setStatus('connected');
+      this.events.catalog(this);
+    } catch (err) {
+      await client.close().catch(() => {});
+      this.lastError = describeConnectError(err, this.server);
+      this.logger.warn({ server: this.name, err: this.lastError }, 'upstream server failed to connect');
+      this.setStatus('failed');
+      this.scheduleRetry();
+    }
+  }
+
+  private transport(): Transport {
+    const s = this.server;
+    if (s.transport === 'stdio') {
+      const t = new BatchingStdioClientTransport({
+        command: s.command as string,
+        args: s.args,
+        env: s.env,
+        ...(s.cwd ? { cwd: s.cwd } : {}),
+        stderr: 'pipe',
+      });
+      // The child's stderr goes to our log, line by line and capped: stdout is the protocol and stays clean.
+      let partial = '';
+      t.stderr?.on('data', (chunk: Buffer) => {
+        const lines = (partial + chunk.toString('utf8')).split('\n');
+        partial = lines.pop() ?? '';
+        for (const line of lines)
+          if (line.trim()) this.logger.debug({ server: this.name, stderr: line.slice(0, STDERR_LINE_MAX) }, 'upstream');
+      });
+      return t;
+    }
+    const url = new URL(s.url as string);
+    const requestInit = { headers: s.headers };
+    return s.transport === 'sse'
+      ? new SSEClientTransport(url, { requestInit })
+      : new StreamableHTTPClientTransport(url, { requestInit });
+  }
+
+  private newest(can: (c: ClientChannel) => unknown): ClientChannel | undefined {
+    for (let i = this.inflight.length - 1; i >= 0; i--) if (can(this.inflight[i])) return this.inflight[i];
+    return undefined;
+  }
+
+  private async relist(client: Client): Promise<void> {
+    if (client !== this.client || this.stopping) return;
+    try {
+      const started = performance.now();
+      this.catalog = await listCatalog(client, this.server.startupTimeoutMs);
+      this.rttMs = Math.round((performance.now() - started) * 10) / 10;
+      this.events.catalog(this);
+    } catch (err) {
+      this.logger.warn({ server: this.name, err: (err as Error).message }, 'upstream re-list failed');
+    }
+  }
+
+  private closed(client: Client): void {
+    if (client !== this.client) return;
+    this.client = undefined;
+    this.lane = undefined;
+    if (this.stopping) return;
+    this.lastError = 'the server closed the connection (exited or dropped)';
+    this.logger.warn({ server: this.name }, 'upstream server closed the connection; restarting');
+    if (Date.now() - this.connectedAt > STABLE_MS) this.failures = 0;
+    this.setStatus('failed');
+    this.scheduleRetry();
+  }
+
+  private scheduleRetry(): void {
+    if (this.stopping || this.retryTimer) return;
+    const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures);
+    this.failures++;
+    this.retryTimer = setTimeout(() => {
+      this.retryTimer = undefined;
+      this.restarts++;
+      this.start();
+    }, delay);
+    this.retryTimer.unref();
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    if (this.status === status) return;
+    this.status = status;
+    if (status !== 'connecting') {
+      for (const w of [...this.waiters]) w();
+      this.waiters.clear();
+    }
+    this.events.status(this);
+  }
+
+  /** Close the connection (and the child process) for good. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    const client = this.client;
+    this.client = undefined;
+    this.lane = undefined;
+    this.setStatus('stopped');
+    await client?.close().catch(() => {});
+    await this.attempt?.catch(() => {});
+  }
+}
+
+/** List everything the server says it has; a capability it does not declare is simply empty. */
+async function listCatalog(client: Client, timeout: number): Promise<Catalog> {
+  const caps = client.getServerCapabilities() ?? {};
+  const opts = { timeout, cacheMode: 'bypass' } as never;
+  const [tools, resources, resourceTemplates, prompts] = await Promise.all([
+    caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
+    caps.resources ? client.listResources(undefined, opts).then((r) => r.resources) : [],
+    caps.resources
+      ? client
+          .listResourceTemplates(undefined, opts)
+          .then((r) => r.resourceTemplates)
+          .catch(() => [])
+      : [],
+    caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts) : [],
+  ]);
+  const info = client.getServerVersion();
+  return {
+    tools,
+    resources,
+    resourceTemplates,
+    prompts,
+    ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
+    listedAt: new Date().toISOString(),
+  };
+}
+
+/**
+ * SEP-1034: an accepted form answer gets the schema's default for every field the user left out, so the server
+ * sees the values the form showed.
+ */
+export function withDefaults(
+  answer: Record<string, unknown>,
+  params: Record<string, unknown>,
+): Record<string, unknown> {
+  const schema = params.requestedSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
+  if (answer?.action !== 'accept' || !schema?.properties) return answer;
+  const content = { ...((answer.content as Record<string, unknown>) ?? {}) };
+  for (const [field, spec] of Object.entries(schema.properties))
+    if (!(field in content) && spec && 'default' in spec) content[field] = spec.default;
+  return { ...answer, content };
+}
+
+function isSessionGone(err: unknown): boolean {
+  return err instanceof SdkHttpError && err.status === 404;
+}
+
+/** A connect failure in words a person can act on. */
+function describeConnectError(err: unknown, server: ResolvedServer): string {
+  const e = err as NodeJS.ErrnoException & { status?: number };
+  if (e?.code === 'ENOENT' && server.transport === 'stdio')
+    return `command not found: ${server.command} (check the command and PATH)`;
+  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
+    return `no answer within startup_timeout_ms (${server.startupTimeoutMs} ms)`;
+  if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed)
+    return server.transport === 'stdio'
+      ? 'the process exited before it finished starting (run the command by hand to see why)'
+      : 'the connection closed during the handshake';
+  if (err instanceof SdkHttpError) return `HTTP ${err.status}${err.statusText ? ` ${err.statusText}` : ''}`;
+  // fetch wraps the socket error a level or two down (SdkError → TypeError "fetch failed" → Error ECONNREFUSED).
+  for (let c: unknown = err, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
+    const code = (c as { code?: unknown }).code;
+    if (code === 'ECONNREFUSED') return `connection refused at ${server.url} (is the server running?)`;
+    if (code === 'ENOTFOUND') return `host not found: ${server.url}`;
+    if (code === 'ECONNRESET') return `the connection to ${server.url} was reset`;
+  }
+  return (err as Error)?.message ?? String(err);
+}

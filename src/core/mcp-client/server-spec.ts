@@ -1,0 +1,23 @@
+// What an MCP client connection needs to know about one server: how to reach it, its limits, and which of its
+// tools to show. Upstream servers from the config and an agent's own servers are both turned into this.
+
+export type UpstreamTransport = 'stdio' | 'http' | 'sse';
+
+export interface ResolvedServer {
+  name: string;
+  transport: UpstreamTransport;
+  command?: string;
+  args: string[];
+  /** Only what the server's config sets; the child also gets the SDK's minimal default environment. */
+  env: Record<string, string>;
+  cwd?: string;
+  url?: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  startupTimeoutMs: number;
+  allow: string[];
+  deny: string[];
+  roles: string[];
+  /** Changes whenever anything that affects the connection or the catalog changes. */
+  fingerprint: string;
+}

@@ -1,0 +1,87 @@
+// The upstream source: every MCP server in `[[servers]]` aggregated as `server__tool`, kept in step with the
+// configuration while the hub runs, with one health entry summarising them.
+import { type Config, ServerSchema } from '../../config/schema.ts';
+import type { RunningSource, Source, SourceContext } from '../index.ts';
+import type { UpstreamManager, UpstreamView } from './manager.ts';
+
+export interface RunningUpstream extends RunningSource {
+  /** Present once a server was configured (the MCP client is loaded only then). */
+  manager(): UpstreamManager | undefined;
+}
+
+export const upstreamSource: Source = {
+  name: 'upstream',
+  async start(ctx: SourceContext): Promise<RunningUpstream> {
+    const { config, health, logger } = ctx.services;
+    let manager: UpstreamManager | undefined;
+    // A hub without upstream servers never loads the MCP client: stdio start-up stays lean.
+    const apply = async (servers: Config['servers']) => {
+      if (!manager && servers.length === 0) return;
+      manager ??= new (await import('./manager.ts')).UpstreamManager(ctx);
+      await manager.apply(servers);
+    };
+    // The config file's servers, then those other sources bring (a plugin's mcp_servers); the file wins on a name.
+    const wanted = (): Config['servers'] => {
+      const own = (config.get() as Config).servers;
+      const names = new Set(own.map((s) => s.name));
+      const extra: Config['servers'] = [];
+      for (const entry of ctx.services.servers.all()) {
+        if (names.has(entry.name)) continue;
+        const parsed = ServerSchema.safeParse(entry);
+        if (parsed.success) extra.push(parsed.data);
+        else logger.error({ server: entry.name, issues: parsed.error.issues }, 'a contributed MCP server is invalid');
+      }
+      return [...own, ...extra];
+    };
+    await apply(wanted());
+    // Hot reload: each change re-applies the server list; unchanged servers keep their connections.
+    let applying = Promise.resolve();
+    const reapply = () => {
+      applying = applying
+        .then(() => apply(wanted()))
+        .catch((err) => logger.error({ err }, 'applying the upstream server configuration failed'));
+    };
+    const unsubscribeConfig = config.onChange(reapply);
+    const unsubscribeContributions = ctx.services.servers.onChange(reapply);
+    const unsubscribe = () => {
+      unsubscribeConfig();
+      unsubscribeContributions();
+    };
+    health.register('upstream', () => summarise(manager?.views() ?? []));
+    const report = () => {
+      const count = wanted().length;
+      ctx.services.features.set({
+        name: 'upstream',
+        status: count ? 'Available' : 'NotConfigured',
+        contractVersion: '1.0',
+        description: 'Tools, resources and prompts of other MCP servers, aggregated behind this endpoint.',
+        ...(count ? {} : { reason: "no upstream servers configured ([[servers]] or a plugin's mcp_servers)" }),
+      });
+    };
+    report();
+    const unsubscribeReport = [config.onChange(report), ctx.services.servers.onChange(report)];
+    return {
+      manager: () => manager,
+      get ready() {
+        return manager?.ready() ?? Promise.resolve();
+      },
+      async stop() {
+        unsubscribe();
+        for (const u of unsubscribeReport) u();
+        await applying;
+        await manager?.stop();
+      },
+    };
+  },
+};
+
+function summarise(views: UpstreamView[]) {
+  const active = views.filter((v) => v.status !== 'disabled');
+  if (active.length === 0) return { status: 'healthy' as const, detail: 'no upstream servers configured' };
+  const down = active.filter((v) => v.status !== 'connected');
+  if (down.length === 0) return { status: 'healthy' as const, detail: `${active.length} connected` };
+  return {
+    status: 'degraded' as const,
+    detail: down.map((v) => `${v.name} ${v.status}${v.error ? ` (${v.error})` : ''}`).join('; '),
+  };
+}

@@ -1,0 +1,363 @@
+// The set of upstream servers a hub proxies: one supervised connection per configured server, their catalogs
+// cached in the Store (so `tools/list` answers at once after a restart), and their tools, resources and prompts
+// kept in the registry under deterministic names. Config changes add, restart or remove servers in place.
+import { z } from 'zod';
+import type { Config, ServerConfig } from '../../config/schema.ts';
+import { watchSignal } from '../../core/cancellation.ts';
+import { mcpResult } from '../../core/capability.ts';
+import { SwitchboardError } from '../../core/errors.ts';
+import { type Catalog, UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
+import { displayFields, type ResourceContents } from '../../core/resource.ts';
+import { Breakers } from '../../policy/breaker.ts';
+import type { SourceContext } from '../index.ts';
+import { planNames, type ServerNames } from './naming.ts';
+import { resolveServer } from './resolve.ts';
+
+const CACHE_NAMESPACE = 'upstream.catalog';
+/** Upstream tool input passes through as the server's own schema describes it; the server validates it. */
+const PassThroughInput = z.looseObject({});
+
+/** One configured server as `mcp list --status`, `system.get_state` and health see it. */
+export interface UpstreamView {
+  name: string;
+  transport?: string;
+  status: 'connecting' | 'connected' | 'failed' | 'stopped' | 'disabled' | 'invalid';
+  error?: string;
+  tools: number;
+  /** True while the tools shown come from the cache of an earlier run (not yet listed by this process). */
+  cached: boolean;
+  rttMs?: number;
+  /** `modern`: the server speaks 2026-07-28 (stateless); `legacy`: a 2025-era server (initialize, sessions). */
+  era?: 'modern' | 'legacy';
+  restarts: number;
+  domain?: string;
+  renamed: Array<{ from: string; to: string; reason: string }>;
+  filtered: string[];
+}
+
+interface CachedCatalog {
+  fingerprint: string;
+  catalog: Catalog;
+}
+
+export class UpstreamManager {
+  private readonly connections = new Map<string, UpstreamConnection>();
+  /** Servers that are configured but cannot run: disabled, or a config error (a missing variable). */
+  private readonly inactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
+  /** Catalogs from the store, shown until the live server lists its own. */
+  private readonly cached = new Map<string, Catalog>();
+  private names = new Map<string, ServerNames>();
+  private readonly breakers = new Breakers();
+  private readonly sources = new Set<string>();
+  private firstRound?: Promise<void>;
+
+  constructor(private readonly ctx: SourceContext) {}
+
+  private get services() {
+    return this.ctx.services;
+  }
+
+  /** Resolves when every server has connected or failed once. */
+  ready(): Promise<void> {
+    return this.firstRound ?? Promise.resolve();
+  }
+
+  /** Bring the running set in line with the configuration: add new servers, restart changed ones, stop removed. */
+  async apply(servers: ServerConfig[]): Promise<void> {
+    const wanted = new Map<string, ResolvedServer>();
+    const nextInactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
+    for (const cfg of servers) {
+      if (!cfg.enabled) {
+        nextInactive.set(cfg.name, { status: 'disabled' });
+        continue;
+      }
+      const r = resolveServer(cfg, this.ctx.env, this.services.projectDir);
+      if (r.ok) wanted.set(cfg.name, r.server);
+      else {
+        nextInactive.set(cfg.name, { status: 'invalid', error: r.message });
+        this.services.logger.error({ server: cfg.name }, r.message);
+      }
+    }
+    const stops: Promise<void>[] = [];
+    for (const [name, conn] of this.connections) {
+      const next = wanted.get(name);
+      if (next && next.fingerprint === conn.server.fingerprint) {
+        wanted.delete(name);
+        continue;
+      }
+      this.connections.delete(name);
+      this.cached.delete(name);
+      stops.push(conn.stop());
+    }
+    this.inactive.clear();
+    for (const [k, v] of nextInactive) this.inactive.set(k, v);
+    await Promise.all(stops);
+    const started: UpstreamConnection[] = [];
+    for (const server of wanted.values()) {
+      const cache = await this.services.store.documents
+        .get<CachedCatalog>(CACHE_NAMESPACE, server.name)
+        .catch(() => undefined);
+      if (cache && cache.value.fingerprint === server.fingerprint) this.cached.set(server.name, cache.value.catalog);
+      const conn = new UpstreamConnection(server, this.services.logger, {
+        catalog: (c) => this.onCatalog(c),
+        status: (c) => this.onStatus(c),
+      });
+      this.connections.set(server.name, conn);
+      started.push(conn);
+    }
+    this.rebuild();
+    for (const conn of started) conn.start();
+    const settled = started.map((conn) =>
+      conn.ready().then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    const round = Promise.all(settled).then(() => undefined);
+    this.firstRound = this.firstRound ? Promise.all([this.firstRound, round]).then(() => undefined) : round;
+  }
+
+  private onCatalog(conn: UpstreamConnection): void {
+    if (this.connections.get(conn.name) !== conn || !conn.catalog) return;
+    this.cached.delete(conn.name);
+    const value: CachedCatalog = { fingerprint: conn.server.fingerprint, catalog: conn.catalog };
+    this.services.store.documents.put(CACHE_NAMESPACE, conn.name, value).catch((err) => {
+      this.services.logger.warn({ server: conn.name, err: (err as Error).message }, 'could not cache the catalog');
+    });
+    this.rebuild();
+  }
+
+  private onStatus(conn: UpstreamConnection): void {
+    if (this.connections.get(conn.name) !== conn) return;
+    this.services.bus.publish({
+      type: 'upstream.status',
+      server: conn.name,
+      status: conn.status,
+      ...(conn.lastError ? { error: conn.lastError } : {}),
+      at: new Date().toISOString(),
+    });
+  }
+
+  private catalogOf(name: string): Catalog | undefined {
+    return this.connections.get(name)?.catalog ?? this.cached.get(name);
+  }
+
+  /** Re-register every upstream tool, resource and prompt under freshly planned names, as one registry change. */
+  private rebuild(): void {
+    const registry = this.services.registry;
+    const listings = [...this.connections.values()].map((conn) => {
+      const catalog = this.catalogOf(conn.name);
+      return {
+        name: conn.name,
+        tools: catalog?.tools.map((t) => t.name) ?? [],
+        prompts: catalog?.prompts.map((p) => p.name) ?? [],
+        allow: conn.server.allow,
+        deny: conn.server.deny,
+      };
+    });
+    const taken = (name: string) => {
+      const entry = registry.get(name);
+      return entry !== undefined && !entry.capability.source?.startsWith('upstream:');
+    };
+    registry.batch(() => {
+      for (const source of this.sources) registry.removeSource(source);
+      this.sources.clear();
+      this.names = planNames(listings, taken);
+      for (const conn of this.connections.values()) {
+        const catalog = this.catalogOf(conn.name);
+        const names = this.names.get(conn.name);
+        if (!catalog || !names) continue;
+        this.register(conn, catalog, names);
+      }
+    });
+  }
+
+  private register(conn: UpstreamConnection, catalog: Catalog, names: ServerNames): void {
+    const registry = this.services.registry;
+    const source = `upstream:${conn.name}`;
+    this.sources.add(source);
+    const roles = conn.server.roles.length ? conn.server.roles : undefined;
+    const byName = new Map(catalog.tools.map((t) => [t.name, t]));
+    for (const item of names.tools) {
+      const tool = byName.get(item.original);
+      if (!tool) continue;
+      const added = registry.add({
+        name: item.name,
+        ...(tool.title ? { title: tool.title } : {}),
+        description: tool.description ?? `${tool.name} (from ${conn.name})`,
+        input: PassThroughInput,
+        inputJsonSchema: tool.inputSchema as Record<string, unknown>,
+        ...(tool.outputSchema ? { outputJsonSchema: tool.outputSchema as Record<string, unknown> } : {}),
+        ...(tool.annotations ? { annotations: tool.annotations as Record<string, boolean> } : {}),
+        ...(roles ? { roles } : {}),
+        source,
+        feature: 'upstream',
+        // The server's timeout_ms, restarted by each progress notification it sends.
+        policy: { timeoutMs: conn.server.timeoutMs, progressResetsTimeout: true },
+        handle: (input, ctx) => this.callTool(conn.name, tool.name, input as Record<string, unknown>, ctx),
+      });
+      if (!added.ok) this.services.logger.warn({ server: conn.name, tool: tool.name }, added.message);
+    }
+    for (const resource of catalog.resources) {
+      if (registry.getResource(resource.uri)) continue;
+      registry.addResource({
+        uri: resource.uri,
+        name: resource.name,
+        ...displayFields(resource),
+        ...(roles ? { roles } : {}),
+        source,
+        read: async (ctx) => this.readResource(conn.name, resource.uri, ctx.signal),
+      });
+    }
+    for (const template of catalog.resourceTemplates) {
+      if (registry.hasResourceTemplate(template.uriTemplate)) continue;
+      registry.addResourceTemplate({
+        uriTemplate: template.uriTemplate,
+        name: template.name,
+        ...displayFields(template),
+        ...(roles ? { roles } : {}),
+        source,
+        read: async (uri, _vars, ctx) => this.readResource(conn.name, uri, ctx.signal),
+        complete: (variable, value) =>
+          this.connection(conn.name).complete(
+            { ref: { type: 'ref/resource', uri: template.uriTemplate }, argument: { name: variable, value } },
+            AbortSignal.timeout(conn.server.timeoutMs),
+          ),
+      });
+    }
+    const prompts = new Map(catalog.prompts.map((p) => [p.name, p]));
+    for (const item of names.prompts) {
+      const prompt = prompts.get(item.original);
+      if (!prompt || registry.getPrompt(item.name)) continue;
+      const shape: Record<string, z.ZodType> = {};
+      for (const arg of prompt.arguments ?? [])
+        shape[arg.name] = (arg.required ? z.string() : z.string().optional()).describe(arg.description ?? '');
+      registry.addPrompt({
+        name: item.name,
+        ...(prompt.title ? { title: prompt.title } : {}),
+        ...(prompt.description ? { description: prompt.description } : {}),
+        ...(prompt.arguments?.length ? { args: z.object(shape) } : {}),
+        ...(roles ? { roles } : {}),
+        source,
+        get: async (args, ctx) =>
+          mcpResult(
+            (await this.connection(conn.name).getPrompt(prompt.name, args, ctx.signal)) as Record<string, unknown>,
+          ),
+        complete: (argument, value) =>
+          this.connection(conn.name).complete(
+            { ref: { type: 'ref/prompt', name: prompt.name }, argument: { name: argument, value } },
+            AbortSignal.timeout(conn.server.timeoutMs),
+          ),
+      });
+    }
+  }
+
+  private connection(name: string): UpstreamConnection {
+    const conn = this.connections.get(name);
+    if (!conn) throw new SwitchboardError('NOT_FOUND', `Upstream server '${name}' is no longer configured.`);
+    return conn;
+  }
+
+  private async callTool(
+    server: string,
+    tool: string,
+    args: Record<string, unknown>,
+    ctx: Parameters<Parameters<UpstreamManager['services']['registry']['add']>[0]['handle']>[1],
+  ) {
+    const conn = this.connection(server);
+    const policy = this.breakerPolicy();
+    const key = `upstream:${server}`;
+    const admission = this.breakers.admit(key, policy);
+    if (!admission.ok)
+      throw new SwitchboardError(
+        'UNAVAILABLE',
+        `Upstream server '${server}' failed ${policy.threshold} times in a row; its circuit is open. Retry in ${Math.ceil(admission.retryAfterMs / 1000)} s.`,
+        { server, retryAfterMs: admission.retryAfterMs, breaker: 'upstream-open' },
+      );
+    // The call's own cancellation when the pipeline gives it: reading ctx.signal would make an AbortController.
+    const cancel = ctx.cancellation ?? watchSignal(ctx.signal);
+    try {
+      const result = await conn.callTool(tool, args, {
+        cancel,
+        client: ctx.client,
+        onprogress: (p) => {
+          void ctx.progress(p.progress, p.total, p.message);
+        },
+      });
+      this.breakers.record(key, policy, false, admission.probe);
+      return mcpResult(result);
+    } catch (err) {
+      // Only the server's own failures count against it: not a cancel, not bad input.
+      const { code, details } = err as SwitchboardError;
+      // A timeout aborts the call too, but it is the server's silence, so it counts; a caller's cancel does not.
+      const failed =
+        (code === 'TIMEOUT' || !cancel.aborted) &&
+        details?.breaker === undefined &&
+        (code === 'UNAVAILABLE' || code === 'TIMEOUT' || code === 'INTERNAL');
+      if (failed) this.breakers.record(key, policy, true, admission.probe);
+      else this.breakers.release(key, admission.probe);
+      throw err;
+    }
+  }
+
+  private async readResource(server: string, uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
+    const result = await this.connection(server).readResource(uri, signal);
+    return result.contents as ResourceContents[];
+  }
+
+  private breakerPolicy() {
+    const b = (this.services.config.get() as Config).policy.breaker;
+    return { threshold: b.threshold, resetMs: b.reset_ms, halfOpenProbes: b.half_open_probes };
+  }
+
+  /** Every configured server with its state, by name. */
+  views(): UpstreamView[] {
+    const out: UpstreamView[] = [];
+    for (const [name, conn] of this.connections) {
+      const names = this.names.get(name);
+      const catalog = this.catalogOf(name);
+      out.push({
+        name,
+        transport: conn.server.transport,
+        status: conn.status,
+        ...(conn.lastError && conn.status !== 'connected' ? { error: conn.lastError } : {}),
+        tools: names?.tools.length ?? catalog?.tools.length ?? 0,
+        cached: !conn.catalog && catalog !== undefined,
+        ...(conn.rttMs !== undefined ? { rttMs: conn.rttMs } : {}),
+        ...(conn.era && conn.status === 'connected' ? { era: conn.era } : {}),
+        restarts: conn.restarts,
+        ...(names ? { domain: names.domain } : {}),
+        renamed: [
+          ...(names?.domainReason ? [{ from: name, to: names.domain, reason: names.domainReason }] : []),
+          ...(names?.tools ?? [])
+            .filter((t) => t.renamed)
+            .map((t) => ({ from: t.renamed?.from as string, to: t.name, reason: t.renamed?.reason as string })),
+        ],
+        filtered: names?.filtered ?? [],
+      });
+    }
+    for (const [name, state] of this.inactive)
+      out.push({
+        name,
+        status: state.status,
+        ...(state.error ? { error: state.error } : {}),
+        tools: 0,
+        cached: false,
+        restarts: 0,
+        renamed: [],
+        filtered: [],
+      });
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  async stop(): Promise<void> {
+    const conns = [...this.connections.values()];
+    this.connections.clear();
+    await Promise.all(conns.map((c) => c.stop()));
+    this.services.registry.batch(() => {
+      for (const source of this.sources) this.services.registry.removeSource(source);
+    });
+    this.sources.clear();
+  }
+}

@@ -1,0 +1,259 @@
+// Upstream servers through the hub's pipeline: aggregation and naming, faithful results, errors, resources and
+// prompts, one dead server beside a live one.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
+import { type TestHub, testHub } from '../../helpers/hub.ts';
+import { FIXTURE, fixtureStdio, projectWith, waitFor } from './helpers.ts';
+
+const hubs: TestHub[] = [];
+afterEach(async () => {
+  for (const h of hubs.splice(0)) {
+    await h.close();
+    rmSync(h.dir, { recursive: true, force: true });
+  }
+});
+
+async function hubWith(servers: Record<string, unknown>[]) {
+  const hub = await testHub({ cwd: projectWith(servers) });
+  hubs.push(hub);
+  await hub.ready();
+  return hub;
+}
+
+const upstream = (hub: TestHub) => (hub.sources.get('upstream') as RunningUpstream).manager();
+
+describe('upstream proxy', () => {
+  it('lists every server tool as server__tool and calls it through the pipeline', async () => {
+    const hub = await hubWith([fixtureStdio('alpha'), fixtureStdio('beta')]);
+    const tools = hub.services.registry.list().map((e) => e.tool.name);
+    expect(tools).toEqual(expect.arrayContaining(['alpha__echo', 'alpha__add', 'beta__echo', 'beta__slow']));
+    const out = await hub.call('alpha__add', { a: 2, b: 40 });
+    expect(out.ok).toBe(true);
+    expect(out.ok && out.raw?.content).toEqual([{ type: 'text', text: '42' }]);
+    const echo = await hub.call('beta.echo', { text: 'hi' });
+    expect(echo.ok && echo.raw).toMatchObject({ content: [{ type: 'text', text: 'hi' }] });
+  });
+
+  it('passes the upstream schemas through unchanged', async () => {
+    const hub = await hubWith([fixtureStdio('alpha')]);
+    const echo = hub.services.registry.get('alpha__echo');
+    expect(echo?.tool.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { text: { type: 'string', description: 'What to echo' } },
+      required: ['text'],
+    });
+    expect(echo?.tool.outputSchema).toMatchObject({ properties: { text: { type: 'string' } } });
+    expect(echo?.tool.annotations).toEqual({ readOnlyHint: true });
+  });
+
+  it('keeps every kind of content and isError results as the server sent them', async () => {
+    const hub = await hubWith([fixtureStdio('alpha')]);
+    const media = await hub.call('alpha__media', {});
+    expect(media.ok && media.raw?.content.map((c) => c.type)).toEqual([
+      'text',
+      'image',
+      'audio',
+      'resource_link',
+      'resource',
+    ]);
+    const failed = await hub.call('alpha__fail', { message: 'nope' });
+    expect(failed.ok && failed.raw).toMatchObject({ isError: true, content: [{ type: 'text', text: 'nope' }] });
+    const echo = await hub.call('alpha__echo', { text: 'x' });
+    expect(echo.ok && echo.raw?.structuredContent).toEqual({ text: 'x' });
+  });
+
+  it('reads past stray stdout lines from a server and still answers every call', async () => {
+    // The reader parses a call's answer once and everything else with the SDK's schema: neither may stall the pipe.
+    const hub = await hubWith([fixtureStdio('noisy', { env: { FIXTURE_NAME: 'noisy', FIXTURE_NOISE: '1' } })]);
+    for (const text of ['one', 'two', 'three']) {
+      const out = await hub.call('noisy__echo', { text });
+      expect(out.ok && out.raw?.structuredContent).toEqual({ text });
+    }
+    expect(upstream(hub)?.views()[0]).toMatchObject({ name: 'noisy', status: 'connected', restarts: 0 });
+  });
+
+  it('answers bad input with the upstream validation error, as an isError result naming the fields', async () => {
+    const hub = await hubWith([fixtureStdio('alpha')]);
+    const out = await hub.call('alpha__add', { a: 'two' });
+    expect(out.ok && out.raw?.isError).toBe(true);
+    const text = out.ok ? String(out.raw?.content[0].text) : '';
+    expect(text).toMatch(/a: Invalid input: expected number, received string/);
+    expect(text).toMatch(/b: Invalid input: expected number, received undefined/);
+  });
+
+  it('serves upstream resources, templates and prompts and routes them back to their server', async () => {
+    const hub = await hubWith([fixtureStdio('alpha')]);
+    const reg = hub.services.registry;
+    const greeting = reg.getResource('fixture://greeting');
+    expect(greeting?.source).toBe('upstream:alpha');
+    const ctx = { signal: new AbortController().signal } as never;
+    expect(await greeting?.read(ctx)).toEqual([
+      { uri: 'fixture://greeting', mimeType: 'text/plain', text: 'hello from alpha' },
+    ]);
+    expect(reg.listResourceTemplates().map((t) => t.uriTemplate)).toContain('fixture://items/{id}');
+    const prompt = reg.getPrompt('alpha__greet');
+    expect(prompt).toBeDefined();
+    const got = (await prompt?.get({ who: 'Ada' }, ctx)) as unknown as Record<string, unknown>;
+    expect(JSON.stringify(got)).toContain('Say hello to Ada.');
+  });
+
+  it('keeps serving the live servers while one cannot start, and says why', async () => {
+    const hub = await hubWith([fixtureStdio('alpha'), { name: 'ghost', command: 'definitely-not-a-command-xyz' }]);
+    expect((await hub.call('alpha__add', { a: 1, b: 1 })).ok).toBe(true);
+    const ghost = upstream(hub)
+      ?.views()
+      .find((v) => v.name === 'ghost');
+    expect(ghost).toMatchObject({ status: 'failed' });
+    expect(ghost?.error).toMatch(/definitely-not-a-command-xyz|exited|not found/);
+    const health = await hub.services.health.run();
+    expect(health.services.upstream.status).toBe('degraded');
+    expect(health.services.upstream.detail).toContain('ghost');
+  });
+
+  it('reports a server whose variable is missing, naming the server and field, and runs the others', async () => {
+    const hub = await hubWith([
+      fixtureStdio('alpha'),
+      { name: 'api', url: 'http://127.0.0.1:9/mcp', headers: { Authorization: 'Bearer ${SB_TEST_NOT_SET_TOKEN}' } },
+    ]);
+    const api = upstream(hub)
+      ?.views()
+      .find((v) => v.name === 'api');
+    expect(api?.status).toBe('invalid');
+    expect(api?.error).toBe(
+      "server 'api': headers.Authorization: environment variable SB_TEST_NOT_SET_TOKEN is not set (set it, or write ${SB_TEST_NOT_SET_TOKEN:-default} to give a default).",
+    );
+    expect((await hub.call('alpha__echo', { text: 'still here' })).ok).toBe(true);
+  });
+
+  it('renames a server that takes a built-in domain and filters tools by allow and deny', async () => {
+    const hub = await hubWith([
+      fixtureStdio('task'),
+      fixtureStdio('alpha', { tools: { allow: ['e*', 'a*', 's*'], deny: ['slow'] } }),
+    ]);
+    expect(hub.services.registry.get('task_mcp__echo')).toBeDefined();
+    expect(hub.services.registry.get('task__create')?.capability.source).toBe('builtin');
+    const alpha = upstream(hub)
+      ?.views()
+      .find((v) => v.name === 'alpha');
+    expect(
+      hub.services.registry
+        .list()
+        .filter((e) => e.capability.source === 'upstream:alpha')
+        .map((e) => e.tool.name)
+        .sort(),
+    ).toEqual(['alpha__add', 'alpha__add_tool', 'alpha__echo', 'alpha__env']);
+    expect(alpha?.filtered.sort()).toEqual(['crash', 'fail', 'hang', 'media', 'slow']);
+    const task = upstream(hub)
+      ?.views()
+      .find((v) => v.name === 'task');
+    expect(task?.renamed).toContainEqual({ from: 'task', to: 'task_mcp', reason: "'task' is a built-in domain" });
+  });
+
+  it('keeps two upstream tools that map to one name both reachable, renaming one the same way every time', async () => {
+    const hub = await hubWith([fixtureStdio('x'), fixtureStdio('x__y')]);
+    // Server x adds a tool `y.echo`: its name x__y__echo is also what server x__y's `echo` maps to.
+    expect((await hub.call('x__add_tool', { name: 'y.echo' })).ok).toBe(true);
+    await waitFor(() => hub.services.registry.get('x__y__echo_2'), 5000, 'the rename');
+    const mine = await hub.call('x__y__echo', {});
+    expect(mine.ok && mine.raw?.content).toEqual([{ type: 'text', text: 'I am y.echo' }]);
+    const theirs = await hub.call('x__y__echo_2', { text: 'from x__y' });
+    expect(theirs.ok && theirs.raw?.structuredContent).toEqual({ text: 'from x__y' });
+    const view = upstream(hub)
+      ?.views()
+      .find((v) => v.name === 'x__y');
+    expect(view?.renamed).toEqual([{ from: 'x__y.echo', to: 'x__y.echo_2', reason: 'the name is already taken' }]);
+  });
+
+  it("runs the MCP servers a plugin's manifest brings, beside the config file's", async () => {
+    const dir = projectWith([fixtureStdio('alpha')]);
+    const pluginDir = join(dir, '.switchboard', 'plugins', 'demo');
+    mkdirSync(pluginDir, { recursive: true });
+    writeFileSync(
+      join(pluginDir, 'switchboard-plugin.yml'),
+      `name: demo\nhooks:\n  lint:\n    command: "true"\nmcp_servers:\n  fix:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    env: { FIXTURE_NAME: from-plugin }\n`,
+    );
+    const hub = await testHub({ cwd: dir });
+    hubs.push(hub);
+    await hub.ready();
+    const out = await hub.call('demo_fix__echo', { text: 'via plugin' });
+    expect(out.ok && out.raw?.structuredContent).toEqual({ text: 'via plugin' });
+    expect(hub.services.registry.get('alpha__echo')).toBeDefined();
+    expect(hub.services.registry.get('demo__lint')).toBeDefined();
+    // Removing the plugin withdraws its server.
+    rmSync(pluginDir, { recursive: true });
+    await (hub.sources.get('plugins') as unknown as { refresh(): Promise<unknown> }).refresh();
+    await waitFor(() => !hub.services.registry.get('demo_fix__echo'), 5000, 'the plugin server to go');
+  });
+
+  it('runs a stdio server in the project directory, so relative paths in its args work from anywhere', async () => {
+    const dir = projectWith([{ name: 'rel', command: process.execPath, args: ['./tools/server.mjs'] }]);
+    mkdirSync(join(dir, 'tools'));
+    writeFileSync(join(dir, 'tools', 'server.mjs'), `await import(${JSON.stringify(FIXTURE)});\n`);
+    const hub = await testHub({ cwd: dir });
+    hubs.push(hub);
+    await hub.ready();
+    const out = await hub.call('rel__echo', { text: 'relative' });
+    expect(out.ok && out.raw?.structuredContent).toEqual({ text: 'relative' });
+  });
+
+  it("times a call out after the server's timeout_ms, lets progress extend it, and opens the server's circuit", async () => {
+    const dir = projectWith([fixtureStdio('alpha', { timeout_ms: 400 })], {
+      policy: { breaker: { threshold: 2, reset_ms: 60_000 } },
+    });
+    const hub = await testHub({ cwd: dir });
+    hubs.push(hub);
+    await hub.ready();
+    // 1.2 s in all, but a progress notification every 100 ms keeps restarting the 400 ms limit.
+    const long = await hub.call('alpha__slow', { seconds: 1.2 });
+    expect(long.ok && long.raw?.content).toEqual([{ type: 'text', text: 'slept 1.2s' }]);
+    // Silence longer than timeout_ms fails the call; twice in a row opens the server's circuit.
+    for (let i = 0; i < 2; i++) {
+      const hung = await hub.call('alpha__hang', { ms: 5000 });
+      expect(hung).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
+    }
+    // Now every tool of that server fails fast, not only the one that hung.
+    const t0 = performance.now();
+    const refused = await hub.call('alpha__echo', { text: 'x' });
+    expect(performance.now() - t0).toBeLessThan(200);
+    expect(refused).toMatchObject({
+      ok: false,
+      error: {
+        code: 'UNAVAILABLE',
+        message: expect.stringMatching(/Upstream server 'alpha' failed 2 times in a row; its circuit is open/),
+      },
+    });
+  });
+
+  it('gives a child only a minimal environment plus its configured env', async () => {
+    process.env.SB_PARENT_SECRET_TOKEN = 'leak-me';
+    try {
+      const hub = await hubWith([
+        fixtureStdio('alpha', { env: { FIXTURE_NAME: 'alpha', MINE: '${SB_MINE:-from-default}' } }),
+      ]);
+      const out = await hub.call('alpha__env', {});
+      const env = out.ok ? (out.raw?.structuredContent as Record<string, string>) : {};
+      expect(env.MINE).toBe('from-default');
+      expect(env.SB_PARENT_SECRET_TOKEN).toBeUndefined();
+      expect(
+        Object.keys(env).every((k) =>
+          ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER', 'FIXTURE_NAME', 'MINE'].includes(k),
+        ),
+      ).toBe(true);
+    } finally {
+      delete process.env.SB_PARENT_SECRET_TOKEN;
+    }
+  });
+
+  it('re-lists a server that announces tools/list_changed', async () => {
+    const hub = await hubWith([fixtureStdio('alpha')]);
+    const changes: string[] = [];
+    hub.services.registry.onChange((k) => changes.push(k));
+    expect((await hub.call('alpha__add_tool', { name: 'fresh' })).ok).toBe(true);
+    await waitFor(() => hub.services.registry.get('alpha__fresh'), 5000, 'alpha__fresh');
+    expect(changes).toContain('tools');
+    const out = await hub.call('alpha__fresh', {});
+    expect(out.ok && out.raw?.content).toEqual([{ type: 'text', text: 'I am fresh' }]);
+  });
+});
