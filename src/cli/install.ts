@@ -1,0 +1,190 @@
+// `switchboard install|uninstall claude-code [--scope project|user]`: the MCP server entry, both script hooks,
+// the `.claude/commands` link to the NL scripts and permissions for the script tools — merged into what is
+// there, idempotent, and removed again exactly by `uninstall`.
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { toolNameOf } from '../core/names.ts';
+import { scriptRoots } from '../sources/scripts/resolve.ts';
+import { CliError } from './output.ts';
+
+/** The script tools an agent calls during a run, as Claude Code names them. */
+export const SCRIPT_PERMISSIONS = [
+  'script.start',
+  'script.continue_compiled_script',
+  'script.finish_nl_script',
+  'script.status',
+  'script.list',
+].map((name) => `mcp__switchboard__${toolNameOf(name)}`);
+
+const RUN = 'npx switchboard';
+const HOOKS = [
+  { event: 'UserPromptSubmit', matcher: '', command: `${RUN} hook user-prompt-submit` },
+  { event: 'PreToolUse', matcher: 'Skill', command: `${RUN} hook pre-tool-use` },
+];
+const SERVER = { type: 'stdio', command: 'npx', args: ['switchboard', 'serve'] };
+
+type Json = Record<string, any>;
+
+interface Paths {
+  /** Where the MCP server entry goes (`.mcp.json` or `~/.claude.json`). */
+  mcpFile: string;
+  settingsFile: string;
+  commandsLink: string;
+  nlDir: string;
+  scope: 'project' | 'user';
+}
+
+function pathsFor(scope: string, cwd: string): Paths {
+  if (scope === 'user') {
+    const home = process.env.HOME ?? homedir();
+    return {
+      scope,
+      mcpFile: join(home, '.claude.json'),
+      settingsFile: join(home, '.claude', 'settings.json'),
+      commandsLink: join(home, '.claude', 'commands'),
+      nlDir: join(scriptRoots(cwd).user, 'nl'),
+    };
+  }
+  if (scope !== 'project') throw new CliError(`--scope must be project or user, got '${scope}'.`, 2);
+  return {
+    scope: 'project',
+    mcpFile: join(cwd, '.mcp.json'),
+    settingsFile: join(cwd, '.claude', 'settings.json'),
+    commandsLink: join(cwd, '.claude', 'commands'),
+    nlDir: join(cwd, '.switchboard', 'scripts', 'nl'),
+  };
+}
+
+function readJson(file: string): Json {
+  if (!existsSync(file)) return {};
+  const text = readFileSync(file, 'utf8');
+  if (!text.trim()) return {};
+  try {
+    const value = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value)) throw new Error('not a JSON object');
+    return value;
+  } catch (err) {
+    throw new CliError(
+      `${file} is not valid JSON (${(err as Error).message}); fix or move it, then run this again.`,
+      1,
+    );
+  }
+}
+
+function writeJson(file: string, value: Json): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+function checkAgent(agent: string): void {
+  if (agent !== 'claude-code') throw new CliError(`Unknown agent '${agent}'; supported: claude-code.`, 2);
+}
+
+/** Whether the link points at our NL folder (relative or absolute). */
+function linksTo(link: string, target: string): boolean {
+  try {
+    return lstatSync(link).isSymbolicLink() && resolve(dirname(link), readlinkSync(link)) === resolve(target);
+  } catch {
+    return false;
+  }
+}
+
+export async function install(agent: string, opts: { cwd: string; scope: string }): Promise<void> {
+  checkAgent(agent);
+  const p = pathsFor(opts.scope, opts.cwd);
+  // Read everything first: a malformed file stops the install before anything is written.
+  const mcp = readJson(p.mcpFile);
+  const settings = readJson(p.settingsFile);
+  const notes: string[] = [];
+
+  mcp.mcpServers = { ...(mcp.mcpServers ?? {}), switchboard: SERVER };
+
+  if (p.scope === 'project') {
+    const enabled: string[] = Array.isArray(settings.enabledMcpjsonServers) ? settings.enabledMcpjsonServers : [];
+    if (!enabled.includes('switchboard')) settings.enabledMcpjsonServers = [...enabled, 'switchboard'];
+  }
+  settings.hooks = settings.hooks ?? {};
+  for (const h of HOOKS) {
+    const groups: Json[] = Array.isArray(settings.hooks[h.event]) ? settings.hooks[h.event] : [];
+    const present = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some((x: Json) => x?.command === h.command));
+    if (!present) groups.push({ matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] });
+    settings.hooks[h.event] = groups;
+  }
+  settings.permissions = settings.permissions ?? {};
+  const allow: string[] = Array.isArray(settings.permissions.allow) ? settings.permissions.allow : [];
+  settings.permissions.allow = [...allow, ...SCRIPT_PERMISSIONS.filter((t) => !allow.includes(t))];
+
+  mkdirSync(p.nlDir, { recursive: true });
+  if (!linksTo(p.commandsLink, p.nlDir)) {
+    let exists = false;
+    try {
+      lstatSync(p.commandsLink);
+      exists = true;
+    } catch {
+      // free
+    }
+    if (exists)
+      notes.push(
+        `${p.commandsLink} already exists and is not a link to ${p.nlDir}; left as it is (the NL scripts are still served as MCP prompts).`,
+      );
+    else {
+      mkdirSync(dirname(p.commandsLink), { recursive: true });
+      symlinkSync(relative(dirname(p.commandsLink), p.nlDir) || '.', p.commandsLink);
+    }
+  }
+  writeJson(p.mcpFile, mcp);
+  writeJson(p.settingsFile, settings);
+  process.stdout.write(
+    `Installed Switchboard for Claude Code (${p.scope} scope):\n` +
+      `  MCP server 'switchboard'   ${p.mcpFile}\n` +
+      `  hooks and permissions      ${p.settingsFile}\n` +
+      `  slash commands             ${p.commandsLink} -> ${p.nlDir}\n` +
+      notes.map((n) => `  note: ${n}\n`).join(''),
+  );
+}
+
+export async function uninstall(agent: string, opts: { cwd: string; scope: string }): Promise<void> {
+  checkAgent(agent);
+  const p = pathsFor(opts.scope, opts.cwd);
+  const mcp = readJson(p.mcpFile);
+  const settings = readJson(p.settingsFile);
+  if (mcp.mcpServers?.switchboard) {
+    delete mcp.mcpServers.switchboard;
+    if (Object.keys(mcp.mcpServers).length === 0) delete mcp.mcpServers;
+  }
+  if (Array.isArray(settings.enabledMcpjsonServers)) {
+    settings.enabledMcpjsonServers = settings.enabledMcpjsonServers.filter((s: string) => s !== 'switchboard');
+    if (settings.enabledMcpjsonServers.length === 0) delete settings.enabledMcpjsonServers;
+  }
+  for (const h of HOOKS) {
+    const groups = settings.hooks?.[h.event];
+    if (!Array.isArray(groups)) continue;
+    const kept = groups
+      .map((g: Json) =>
+        Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => x?.command !== h.command) } : g,
+      )
+      .filter((g: Json) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+    if (kept.length) settings.hooks[h.event] = kept;
+    else delete settings.hooks[h.event];
+  }
+  if (settings.hooks && Object.keys(settings.hooks).length === 0) delete settings.hooks;
+  if (Array.isArray(settings.permissions?.allow)) {
+    settings.permissions.allow = settings.permissions.allow.filter((t: string) => !SCRIPT_PERMISSIONS.includes(t));
+    if (settings.permissions.allow.length === 0) delete settings.permissions.allow;
+    if (Object.keys(settings.permissions).length === 0) delete settings.permissions;
+  }
+  if (linksTo(p.commandsLink, p.nlDir)) unlinkSync(p.commandsLink);
+  if (existsSync(p.mcpFile)) writeJson(p.mcpFile, mcp);
+  if (existsSync(p.settingsFile)) writeJson(p.settingsFile, settings);
+  process.stdout.write(`Removed Switchboard from Claude Code (${p.scope} scope).\n`);
+}
