@@ -1,0 +1,89 @@
+// Runs auto steps: the executor hands each one to an AutoRunner, which either runs it for real (shell commands
+// through core/process in their own process group, functions in-process) or replays a recorded result.
+import { runCommand } from '../../core/process.ts';
+import type { AutoFunction } from './steps.ts';
+
+/** What identifies an auto step in journals and cassettes (a function is named, its arguments kept). */
+export interface AutoInputs {
+  action_type: 'shell' | 'call';
+  /** The command, or the function's name. */
+  action: string;
+  context: Record<string, unknown>;
+  kwargs: Record<string, unknown>;
+}
+
+/** An auto step's recorded result. `exception` means it threw (or could not run): the script falls back. */
+export type AutoOutcome =
+  | { kind: 'shell'; exit_code: number; output: string }
+  | { kind: 'call'; value: unknown; output: string }
+  | { kind: 'exception'; exception: string; output: string };
+
+/** One auto step to run: its identity, where, and (for functions) the code itself. */
+export interface AutoRequest {
+  workingDir: string;
+  inputs: AutoInputs;
+  fn?: AutoFunction;
+  /** The function's arguments as the script gave them (`inputs.kwargs` is their JSON form, for the record). */
+  args?: Record<string, unknown>;
+  signal: AbortSignal;
+}
+
+export interface AutoRunner {
+  run(request: AutoRequest): Promise<AutoOutcome>;
+}
+
+export interface LiveRunnerOptions {
+  /** Environment for shell steps. */
+  env: Record<string, string>;
+  /** Time limit of one shell step. */
+  stepTimeoutMs: number;
+  /** Cap on a step's captured output, in bytes. */
+  maxOutputBytes: number;
+}
+
+/** Runs steps for real. A shell step is `sh -c <command>` in the working directory, in its own process group. */
+export class LiveRunner implements AutoRunner {
+  constructor(private readonly opts: LiveRunnerOptions) {}
+
+  async run(req: AutoRequest): Promise<AutoOutcome> {
+    if (req.inputs.action_type === 'shell') {
+      try {
+        const r = await runCommand('sh', ['-c', req.inputs.action], {
+          signal: req.signal,
+          cwd: req.workingDir,
+          env: this.opts.env,
+          timeoutMs: this.opts.stepTimeoutMs,
+          maxOutputBytes: this.opts.maxOutputBytes,
+        });
+        let output = r.stdout + r.stderr;
+        if (r.timedOut) output += `\n[timed out after ${this.opts.stepTimeoutMs} ms]`;
+        if (r.truncated) output += `\n[output cut at ${this.opts.maxOutputBytes} bytes]`;
+        return { kind: 'shell', exit_code: r.exitCode, output };
+      } catch (err) {
+        return { kind: 'exception', exception: (err as Error).message ?? String(err), output: '' };
+      }
+    }
+    const printed: string[] = [];
+    try {
+      if (!req.fn) throw new Error(`auto step '${req.inputs.action}' has no function to call`);
+      const value = await req.fn(req.args ?? req.inputs.kwargs, {
+        cwd: req.workingDir,
+        signal: req.signal,
+        print: (text) => printed.push(String(text)),
+      });
+      // Results are journalled and recorded: keep them to what JSON can hold.
+      return {
+        kind: 'call',
+        value: value === undefined ? null : JSON.parse(JSON.stringify(value)),
+        output: printed.join(''),
+      };
+    } catch (err) {
+      const e = err as Error;
+      return {
+        kind: 'exception',
+        exception: e instanceof Error ? `${e.name}: ${e.message}` : String(err),
+        output: printed.join(''),
+      };
+    }
+  }
+}

@@ -1,0 +1,152 @@
+// The scripts source: step-based workflows run through MCP. Registers the script.* capabilities, serves every
+// NL script as a prompt, keeps prompts in step with the script folders, and records a VCR cassette on request.
+import { resolve } from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/schema.ts';
+import type { Capability } from '../../core/capability.ts';
+import { SwitchboardError } from '../../core/errors.ts';
+import { watchTargets } from '../../core/watch.ts';
+import type { RunningSource, Source } from '../index.ts';
+import { LiveRunner } from './auto-runner.ts';
+import { scriptContinueCompiledScript } from './continue-compiled-script.ts';
+import type { ScriptDeps } from './deps.ts';
+import type { EventSink } from './events.ts';
+import { scriptFinishNlScript } from './finish-nl-script.ts';
+import { scriptList } from './list.ts';
+import { ScriptPrompts } from './prompts.ts';
+import { listScripts, scriptRoots } from './resolve.ts';
+import { ScriptRuns } from './runs.ts';
+import { scriptStart } from './start.ts';
+import { scriptStatus } from './status.ts';
+import { scriptWriteBundled } from './write-bundled.ts';
+
+/**
+ * The cassette recorder (its YAML writer loads only when a cassette is recorded). A cassette that cannot be
+ * written is logged, never a failed step: recording must not change what the run does.
+ */
+async function recorderFor(file: string, projectDir: string, logger: Logger): Promise<EventSink> {
+  const record = (await import('./cassette.ts')).cassetteRecorder(file, projectDir);
+  return (event) => {
+    try {
+      record(event);
+    } catch (err) {
+      logger.warn({ err, cassette: file }, 'VCR cassette write failed');
+    }
+  };
+}
+
+const CHILD_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL'];
+
+/**
+ * The scripts source's tools. Their schemas are module constants, so the startup snapshot holds their JSON Schemas
+ * (src/snapshot.ts registers this list once while it is built) and a start does not convert them again.
+ */
+export function scriptCapabilities(deps: ScriptDeps): Capability[] {
+  return [
+    scriptStart(deps),
+    scriptContinueCompiledScript(deps),
+    scriptFinishNlScript(deps),
+    scriptStatus(deps),
+    scriptList(deps),
+    scriptWriteBundled(deps),
+  ] as unknown as Capability[];
+}
+
+export const scriptsSource: Source = {
+  name: 'scripts',
+  async start({ services, env }): Promise<RunningSource> {
+    const config = (services.config.get() as Config).scripts;
+    if (!config.enabled) {
+      services.features.set({
+        name: 'scripts',
+        status: 'DisabledByPolicy',
+        contractVersion: '1',
+        description: 'Step-based scripts',
+        reason: '[scripts] enabled = false',
+      });
+      return { stop() {} };
+    }
+    const projectDir = services.projectDir;
+    const roots = scriptRoots(projectDir, env);
+    // Shell steps get a minimal environment from the hub's own (never its secrets).
+    const childEnv: Record<string, string> = {};
+    for (const k of CHILD_ENV_KEYS) if (env[k] !== undefined) childEnv[k] = env[k] as string;
+    // A relative cassette path is relative to the project, wherever the process was started.
+    const cassetteFile = env.SWITCHBOARD_VCR_CASSETTE ? resolve(projectDir, env.SWITCHBOARD_VCR_CASSETTE) : undefined;
+    const runs = new ScriptRuns({
+      store: services.store,
+      instanceId: services.instanceId,
+      roots,
+      projectDir,
+      logger: services.logger,
+      runner: new LiveRunner({
+        env: childEnv,
+        stepTimeoutMs: config.step_timeout_ms,
+        maxOutputBytes: config.max_output_bytes,
+      }),
+      ...(cassetteFile ? { cassette: await recorderFor(cassetteFile, projectDir, services.logger) } : {}),
+    });
+    if (cassetteFile) services.logger.info({ cassette: cassetteFile }, 'recording script calls to a VCR cassette');
+    const prompts = new ScriptPrompts(services.registry);
+    const refresh = () => {
+      const scripts = listScripts(roots);
+      prompts.sync(scripts);
+      return scripts;
+    };
+    const deps: ScriptDeps = { runs, roots, projectDir, callTimeoutMs: config.call_timeout_ms, refresh };
+    const caps = scriptCapabilities(deps);
+    services.registry.batch(() => {
+      for (const cap of caps) {
+        const added = services.registry.add({ ...cap, source: 'scripts', feature: 'scripts' });
+        if (!added.ok) throw new SwitchboardError('INTERNAL', added.message);
+      }
+    });
+    services.features.set({
+      name: 'scripts',
+      status: 'Available',
+      contractVersion: '1',
+      description: 'Step-based scripts: auto steps run here, LLM steps go to the agent, scripts nest',
+    });
+    // Finished runs older than retention_days go at start and whenever the script folders change.
+    const prune = () => {
+      if (config.retention_days <= 0) return;
+      const before = new Date(Date.now() - config.retention_days * 86_400_000).toISOString();
+      services.store.scriptRuns
+        .prune(before)
+        .then((n) => n && services.logger.debug({ pruned: n }, 'finished script runs pruned'))
+        .catch((err) => services.logger.warn({ err }, 'finished script runs could not be pruned'));
+    };
+    refresh();
+    prune();
+    // Prompts follow the script folders while the hub runs (a new NL file is a new slash command); folders that do
+    // not exist yet are watched from their nearest existing parent.
+    let closeWatcher: (() => Promise<void>) | undefined;
+    const ready: Promise<void> = watchTargets([roots.project, roots.user], {
+      depthBelow: 10,
+      onChange: () => {
+        try {
+          refresh();
+          prune();
+        } catch (err) {
+          services.logger.warn({ err }, 'script folders could not be re-read');
+        }
+      },
+    })
+      .then((stop) => {
+        closeWatcher = stop;
+      })
+      .catch((err) => services.logger.warn({ err }, 'script folders are not watched'));
+    return {
+      ready,
+      async stop() {
+        await runs.release();
+        await ready;
+        await closeWatcher?.();
+        prompts.clear();
+        services.registry.batch(() => {
+          for (const cap of caps) services.registry.remove(cap.name);
+        });
+      },
+    };
+  },
+};

@@ -1,0 +1,95 @@
+// Replays recorded events through the real executor: auto steps get their recorded results (nothing runs), tool
+// inputs are fed again and outputs compared. Used by VCR replay (strict) and by journal restore after a restart.
+import { SwitchboardError } from '../../core/errors.ts';
+import type { AutoOutcome, AutoRequest, AutoRunner } from './auto-runner.ts';
+import { describeAuto, describeEvent, type ScriptEvent, stableJson } from './events.ts';
+import { StepInterrupted } from './executor.ts';
+import type { ScriptSession } from './session.ts';
+
+export type ReplayMode = 'vcr' | 'journal';
+
+/** A recording that does not match what the executor does now. */
+export class ReplayMismatch extends SwitchboardError {
+  constructor(mode: ReplayMode, index: number, expected: ScriptEvent | undefined, actual: string) {
+    super(
+      'CONFLICT',
+      mode === 'vcr'
+        ? `VCR replay mismatch at event ${index + 1}.\nExpected: ${describeEvent(expected)}\nActual: ${actual}\nThe scripts or the executor changed since the cassette was recorded: re-record the cassette.`
+        : `The run's replay diverged from its journal at entry ${index + 1}.\nJournal: ${describeEvent(expected)}\nNow: ${actual}\nThe script changed since the run started, so it cannot be continued; start it again.`,
+      { index, expected: expected ?? null },
+    );
+    this.name = 'ReplayMismatch';
+  }
+}
+
+/** A read position over recorded events, shared by the replay driver and the replaying runner. */
+export class ReplayCursor {
+  index = 0;
+  constructor(
+    readonly events: readonly ScriptEvent[],
+    readonly mode: ReplayMode,
+  ) {}
+  peek(): ScriptEvent | undefined {
+    return this.events[this.index];
+  }
+  next(): ScriptEvent | undefined {
+    return this.events[this.index++];
+  }
+  mismatch(expected: ScriptEvent | undefined, actual: string, at = this.index): ReplayMismatch {
+    return new ReplayMismatch(this.mode, at, expected, actual);
+  }
+}
+
+/** An AutoRunner that answers from the recording and never runs a command or calls a function. */
+export class ReplayRunner implements AutoRunner {
+  constructor(private readonly cursor: ReplayCursor) {}
+
+  async run(req: AutoRequest): Promise<AutoOutcome> {
+    const at = this.cursor.index;
+    const event = this.cursor.peek();
+    // A journal that ends inside a step: the hub stopped while it ran.
+    if (!event && this.cursor.mode === 'journal') throw new StepInterrupted();
+    // Compared as JSON, the form they were recorded in (the working directory is not compared: it may be gone).
+    const inputs = JSON.parse(JSON.stringify(req.inputs));
+    if (event?.type !== 'auto_step' || stableJson(event.inputs) !== stableJson(inputs))
+      throw this.cursor.mismatch(event, describeAuto(inputs), at);
+    this.cursor.next();
+    return event.result;
+  }
+}
+
+/**
+ * Feed every recorded tool input to `session` in order, checking each output. `vcr`: outputs must match
+ * exactly and every auto step must be consumed. `journal`: outputs are compared by tool and error flag only
+ * (the text may mention files that changed), and a recording that stops mid-call leaves that step interrupted.
+ */
+export async function replayEvents(session: ScriptSession, cursor: ReplayCursor, signal: AbortSignal): Promise<number> {
+  let calls = 0;
+  for (;;) {
+    const at = cursor.index;
+    const event = cursor.next();
+    if (!event) return calls;
+    if (event.type !== 'mcp_tool_input')
+      throw cursor.mismatch(event, 'the next MCP tool call (the executor asked for nothing more)', at);
+    calls++;
+    let text: string;
+    let isError = false;
+    try {
+      text = (await session.dispatch(event.tool, event.input, signal)).text;
+    } catch (err) {
+      if (err instanceof ReplayMismatch) throw err;
+      text = (err as Error).message;
+      isError = true;
+    }
+    const outAt = cursor.index;
+    const out = cursor.next();
+    const actual = `mcp_tool_output ${event.tool}${isError ? ' (error)' : ''}:\n${text}`;
+    if (!out) {
+      if (cursor.mode === 'journal') return calls;
+      throw cursor.mismatch(undefined, actual, outAt);
+    }
+    if (out.type !== 'mcp_tool_output' || out.tool !== event.tool || Boolean(out.is_error) !== isError)
+      throw cursor.mismatch(out, actual, outAt);
+    if (cursor.mode === 'vcr' && out.output !== text) throw cursor.mismatch(out, actual, outAt);
+  }
+}
