@@ -1,0 +1,81 @@
+// Switchboard's own capabilities as an agent's tools (`enable_builtins`): called through the pipeline with the
+// agent's roles, so sub-agents share the task board, hooks and scripts with the main agent under the same policy.
+import type { Principal } from '../../core/context.ts';
+import type { Pipeline } from '../../core/pipeline.ts';
+import { runCommand } from '../../core/process.ts';
+import { type Registry, visible } from '../../core/registry.ts';
+import type { LocalTool } from './providers/provider.ts';
+
+/** Domains an agent never gets as tools: starting sub-agents from sub-agents is not offered (no unbounded fan-out). */
+const EXCLUDED = /^(agent|session)\./;
+
+function resultText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return value === undefined ? '' : JSON.stringify(value);
+}
+
+/**
+ * The capabilities `principal` may see, as tools named like their MCP tool (`task__create`).
+ *
+ * @example
+ * builtinTools(registry, pipeline, { id: 'agent:s1', roles: ['agent'], kind: 'internal' })
+ */
+export function builtinTools(registry: Registry, pipeline: Pipeline, principal: Principal): LocalTool[] {
+  return registry
+    .list()
+    .filter((e) => !EXCLUDED.test(e.capability.name) && visible(principal, e.capability))
+    .map((e) => ({
+      kind: 'builtin' as const,
+      name: e.tool.name,
+      description: e.tool.description,
+      input_schema: e.tool.inputSchema,
+      async run(args: unknown, signal: AbortSignal) {
+        const outcome = await pipeline.call({
+          principal,
+          name: e.capability.name,
+          input: args,
+          transport: 'internal',
+          signal,
+        });
+        if (!outcome.ok) return { content: outcome.error.message, is_error: true };
+        if (outcome.raw)
+          return {
+            content: outcome.raw.content
+              .map((b) => (b.type === 'text' ? String(b.text) : JSON.stringify(b)))
+              .join('\n'),
+            is_error: Boolean(outcome.raw.isError),
+          };
+        return { content: resultText(outcome.value), is_error: false };
+      },
+    }));
+}
+
+/**
+ * The `shell` tool: `sh -c command` in the session's project directory, its own process group, a time limit.
+ *
+ * @example
+ * shellTool('/repo', 30, env).run({ command: 'ls' }, signal)
+ */
+export function shellTool(cwd: string, timeoutSecs: number, env: Record<string, string>): LocalTool {
+  return {
+    kind: 'shell',
+    name: 'shell',
+    description: `Run a shell command (sh -c) in ${cwd}; stops after ${timeoutSecs} s. Returns exit code, stdout and stderr.`,
+    input_schema: {
+      type: 'object',
+      properties: { command: { type: 'string', description: 'The command line' } },
+      required: ['command'],
+    },
+    async run(args, signal) {
+      const command = (args as { command?: unknown })?.command;
+      if (typeof command !== 'string' || !command.trim())
+        return { content: 'The shell tool needs {command: string}, e.g. {"command": "ls"}.', is_error: true };
+      const r = await runCommand('/bin/sh', ['-c', command], { signal, cwd, env, timeoutMs: timeoutSecs * 1000 });
+      const note = r.timedOut ? `\n(stopped after ${timeoutSecs} s)` : r.truncated ? '\n(output cut)' : '';
+      return {
+        content: `exit code ${r.exitCode}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}${note}`,
+        is_error: r.exitCode !== 0,
+      };
+    },
+  };
+}

@@ -1,0 +1,83 @@
+// The small interface every model provider implements: run one turn of a session and report what happened.
+// The runner owns sessions, locks, transcripts and structured output; a provider only talks to its model.
+import type { AgentsConfig } from '../../../config/schema.ts';
+import type { AgentDefinition, ProviderName } from '../definitions.ts';
+import type {
+  CallbackTool,
+  PendingToolCall,
+  SessionMeta,
+  ToolResultBlock,
+  TranscriptEvent,
+  Usage,
+} from '../session-files.ts';
+
+/** A content block of the neutral history (the Anthropic Messages shape; the OpenAI provider converts). */
+export type Block =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | ToolResultBlock;
+
+export interface Message {
+  role: 'user' | 'assistant';
+  content: Block[];
+}
+
+export interface ToolSpec {
+  name: string;
+  description: string;
+  input_schema: Record<string, unknown>;
+}
+
+/** A tool Switchboard runs itself during a turn (built-ins, shell, the agent's MCP servers). */
+export interface LocalTool extends ToolSpec {
+  kind: 'builtin' | 'shell' | 'mcp';
+  run(args: unknown, signal: AbortSignal): Promise<{ content: string; is_error: boolean }>;
+}
+
+export interface TurnRequest {
+  meta: Readonly<SessionMeta>;
+  agent?: AgentDefinition;
+  /** The agent's prompt, the call's override and the output-schema instruction, joined. */
+  systemPrompt?: string;
+  model?: string;
+  maxTokens: number;
+  /** Whether max_tokens was asked for explicitly (claude-cli only passes it on then). */
+  maxTokensExplicit: boolean;
+  /** New user text for this turn (may be empty when tool results continue a paused turn). */
+  prompt?: string;
+  /** Answers to the pending tool calls of a paused turn (local results first, then the client's). */
+  toolResults?: ToolResultBlock[];
+  /** The conversation so far (API providers keep it; claude-cli keeps its own). */
+  history: Message[];
+  callbackTools: CallbackTool[];
+  localTools: LocalTool[];
+  maxModelCalls: number;
+  signal: AbortSignal;
+  env: NodeJS.ProcessEnv;
+  config: AgentsConfig;
+  /** Record events in the transcript and send them out as progress. */
+  emit(events: TranscriptEvent[]): void;
+}
+
+export interface TurnOutcome {
+  status: 'completed' | 'pending_tool_call';
+  /** The final text (or the text said before the pending tool calls). */
+  text: string;
+  pending?: { calls: PendingToolCall[]; local_results: ToolResultBlock[] };
+  providerSessionId?: string;
+  usage: Usage;
+  /** Model calls made in this turn. */
+  modelCalls: number;
+  toolCalls: number;
+}
+
+export interface Provider {
+  name: ProviderName;
+  /** What is missing to use this provider (which variable or setting), or undefined when it is ready. */
+  problem(config: AgentsConfig, env: NodeJS.ProcessEnv, projectDir: string): string | undefined;
+  /** The model used when neither the call nor the agent names one. */
+  defaultModel(config: AgentsConfig): string | undefined;
+  /** Whether the provider runs callback tools, built-ins and the agent's MCP servers through Switchboard. */
+  toolLoop: boolean;
+  runTurn(req: TurnRequest): Promise<TurnOutcome>;
+}

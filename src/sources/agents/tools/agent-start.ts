@@ -1,0 +1,66 @@
+// agent.start: create a named session and run its first turn, synchronously (with progress) or in the background.
+// Everything a session keeps for its life (agent, provider, model, directory, tools, schema) is fixed here.
+import { z } from 'zod';
+import { defineCapability } from '../../../core/capability.ts';
+import { PROVIDERS } from '../definitions.ts';
+import type { AgentRuntime } from '../runtime.ts';
+import { SessionName } from '../session-name.ts';
+import { liveHooks, present } from './shared.ts';
+
+const CallbackToolInput = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool names are 1-64 characters of letters, digits, _ and -'),
+  description: z.string().default(''),
+  input_schema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
+  handler: z
+    .literal('callback')
+    .optional()
+    .describe('Only callback tools exist: you run them and answer with agent__resume'),
+});
+
+const Input = z.object({
+  session_name: SessionName,
+  agent_name: z.string().min(1).optional().describe('An agent from agent__list'),
+  prompt: z.string().min(1, 'prompt cannot be empty'),
+  project_dir: z.string().optional().describe('Working directory of the agent (default: the project directory)'),
+  async: z.boolean().default(false),
+  provider: z.enum(PROVIDERS).optional(),
+  model: z.string().min(1).optional(),
+  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
+  system_prompt: z.string().optional().describe('Added after the agent definition’s system prompt'),
+  output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the final answer must match'),
+  structured_output_retries: z.number().int().min(0).max(10).default(2),
+  tools: z.array(CallbackToolInput).max(128).default([]),
+  enable_builtins: z
+    .boolean()
+    .default(false)
+    .describe("Give the agent Switchboard's own tools (task board, hooks, scripts) limited to its roles"),
+  builtin_config: z
+    .object({
+      enable_shell: z.boolean().default(false),
+      shell_timeout_secs: z.number().int().min(1).max(3600).default(30),
+    })
+    .optional(),
+});
+
+export function agentStart(rt: AgentRuntime) {
+  return defineCapability({
+    name: 'agent.start',
+    title: 'Start an agent session',
+    description:
+      'Start a new named sub-agent session and run its first turn. With agent_name the definition in .switchboard/agents/<name>/ gives the system prompt, provider, model and MCP servers. With async: true it returns at once (poll agent__status, then agent__result) — use it for anything that may take more than a minute. tools are callback tools you run yourself (the result then says pending_tool_call); output_schema makes the final answer JSON validated against it. An existing session name is an error: continue it with agent__resume.',
+    input: Input,
+    annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+    policy: { timeoutMs: rt.config().sync_timeout_ms },
+    handle: async (input, ctx) =>
+      present(
+        rt,
+        await rt.start(
+          {
+            ...input,
+            tools: input.tools.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
+          },
+          liveHooks(ctx),
+        ),
+      ),
+  });
+}
