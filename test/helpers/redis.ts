@@ -1,0 +1,131 @@
+// Redis for tests: the machine's server at 127.0.0.1:6379 (or SWITCHBOARD_TEST_REDIS), a random key prefix per
+// store so runs never meet, and private redis-server processes a test may stop and restart.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { RedisStore } from '../../src/store/redis.ts';
+import { type HttpServerProcess, tempProject } from './cli.ts';
+
+export const REDIS_URL = process.env.SWITCHBOARD_TEST_REDIS ?? 'redis://127.0.0.1:6379';
+
+/** A key prefix no other test run uses. */
+export function testPrefix(): string {
+  return `sbtest:${randomUUID().slice(0, 12)}:`;
+}
+
+/** Open a store on a fresh prefix; `drop` deletes its keys (SCAN + UNLINK) and closes it. */
+export async function openTestStore(url = REDIS_URL): Promise<RedisStore & { drop(): Promise<void> }> {
+  const store = await RedisStore.open({ url, prefix: testPrefix() });
+  return Object.assign(store, {
+    /** Delete the prefix's keys on a connection of its own (the store itself may be closed already). */
+    async drop() {
+      await store.close();
+      const cleaner = await RedisStore.open({ url, prefix: store.prefix });
+      await cleaner.dropAll();
+      await cleaner.close();
+    },
+  });
+}
+
+/** A free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A private redis-server (no persistence) that a test may stop and start again on the same port. */
+export class PrivateRedis {
+  private proc?: ChildProcess;
+  constructor(readonly port: number) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  static async start(): Promise<PrivateRedis> {
+    const r = new PrivateRedis(await freePort());
+    await r.start();
+    return r;
+  }
+
+  async start(): Promise<void> {
+    const proc = spawn(
+      'redis-server',
+      ['--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.proc = proc;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('redis-server did not start within 5 s')), 5_000);
+      proc.stdout?.on('data', (d: Buffer) => {
+        if (/Ready to accept connections/.test(String(d))) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      proc.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited with ${code}`));
+      });
+    });
+  }
+
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGKILL');
+    await exited;
+  }
+}
+
+/** A project whose store is Redis on `prefix`, with a 10/min limit on fixture.echo and a short (3 s) instance lease. */
+export function redisProject(url: string, prefix: string, extraToml: string[] = []): string {
+  const dir = tempProject();
+  mkdirSync(join(dir, '.switchboard'), { recursive: true });
+  writeFileSync(
+    join(dir, '.switchboard/config.toml'),
+    [
+      '[store]',
+      'kind = "redis"',
+      `url = "${url}"`,
+      `prefix = "${prefix}"`,
+      '[system]',
+      'instance_ttl_ms = 3000',
+      '[policy.capabilities."fixture.echo"]',
+      'rate_limit = { limit = 10, window_ms = 60000 }',
+      ...extraToml,
+    ].join('\n'),
+  );
+  return dir;
+}
+
+/** Delete a test prefix's keys on a connection of its own. */
+export async function dropPrefix(url: string, prefix: string): Promise<void> {
+  const store = await RedisStore.open({ url, prefix });
+  await store.dropAll();
+  await store.close();
+}
+
+/**
+ * What a scale-out test starts and makes — servers, project folders, key prefixes — stopped and removed after each
+ * test. Call it in a describe block and push onto the lists.
+ */
+export function cleanedAfterEach(): { servers: HttpServerProcess[]; dirs: string[]; prefixes: string[] } {
+  const made = { servers: [] as HttpServerProcess[], dirs: [] as string[], prefixes: [] as string[] };
+  afterEach(async () => {
+    for (const s of made.servers.splice(0)) await s.stop();
+    for (const d of made.dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+    for (const p of made.prefixes.splice(0)) await dropPrefix(REDIS_URL, p);
+  });
+  return made;
+}
