@@ -1,5 +1,6 @@
 // Policy cost: the echo tool with every policy on (token auth, rate limit, breaker, audit, metrics) against the
-// same build with SWITCHBOARD_POLICY=off, in one run, alternating rounds so machine noise hits both alike.
+// same build with SWITCHBOARD_POLICY=off, in one run: both servers up at once, sequential latency measured in blocks of
+// calls taking turns, load runs alternating which goes first, so machine noise hits both alike.
 // Usage: `node bench/policy.mjs [--rounds N]` after `npm run build`. Prints a table and the ratios; it does not
 // touch BENCHMARKS.md (copy the table there by hand with the date and machine).
 import { execFileSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import autocannon from 'autocannon';
 import { startHttpChild } from './lib/http.mjs';
 import { cpuMs, machine } from './lib/proc.mjs';
 import { BENCH_HANDLERS, BIN, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median, quantile } from './lib/stats.mjs';
+import { median, quantile, withTimeout } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -36,27 +37,66 @@ function envFor(dir, on) {
   return { ...switchboardEnv(dir), ...(on ? {} : { SWITCHBOARD_POLICY: 'off' }) };
 }
 
-async function stdioRound(on) {
+/**
+ * Sequential p50s (µs) of two servers measured in blocks of back-to-back calls, the two taking turns block by block:
+ * drift on this shared machine hits both alike, and each block is still the hot loop (call by call in turn would
+ * find each server cold from waiting, and measure that instead).
+ */
+async function interleaved(calls, count, warm) {
+  const BLOCK = 250;
+  const lat = calls.map(() => []);
+  for (let i = 0; i < warm; i++) for (const call of calls) await call();
+  for (let b = 0; b < count / BLOCK; b++) {
+    for (const k of b % 2 ? [1, 0] : [0, 1]) {
+      for (let i = 0; i < 10; i++) await calls[k]();
+      for (let i = 0; i < BLOCK; i++) {
+        const t0 = performance.now();
+        await calls[k]();
+        lat[k].push(performance.now() - t0);
+      }
+    }
+  }
+  return lat.map((l) => quantile(l, 0.5) * 1000);
+}
+
+function stdioDriver(on) {
   const dir = project(on);
-  const driver = new StdioDriver({
+  return new StdioDriver({
     command: process.execPath,
     args: [BIN, '--cwd', dir, 'serve', '--handlers', BENCH_HANDLERS],
     env: envFor(dir, on),
     tool: 'echo',
   });
-  await driver.initialize();
-  await driver.concurrent(5000, 64, 20_000);
-  const lat = Array.from(await driver.sequential(3000, 20_000));
-  // Server CPU per call (all threads, including the audit writer): steadier than rates on a shared machine.
-  const cpu0 = cpuMs(driver.pid);
-  const { done, ms } = await driver.concurrent(60_000, 64, 30_000);
-  const cpuUs = ((cpuMs(driver.pid) - cpu0) * 1000) / done;
-  const bad = driver.bad;
-  await driver.close();
-  return { p50us: quantile(lat, 0.5) * 1000, tput: (done / ms) * 1000, cpuUs, bad };
 }
 
-async function httpRound(on) {
+/** One stdio round: both servers up; p50 interleaved, then each one's throughput and CPU on its own. */
+async function stdioRound(first) {
+  const drivers = [stdioDriver(false), stdioDriver(true)];
+  for (const d of drivers) {
+    await d.initialize();
+    await d.concurrent(5000, 64, 20_000);
+  }
+  const p50us = await interleaved(
+    drivers.map((d) => (n) => withTimeout(d.call(n ?? 0), 10_000, 'tools/call')),
+    3000,
+    500,
+  );
+  const out = [];
+  for (const k of first ? [1, 0] : [0, 1]) {
+    const d = drivers[k];
+    // Server CPU per call (all threads, including the audit writer): steadier than rates on a shared machine.
+    const cpu0 = cpuMs(d.pid);
+    const { done, ms } = await d.concurrent(60_000, 64, 30_000);
+    out[k] = { p50us: p50us[k], tput: (done / ms) * 1000, cpuUs: ((cpuMs(d.pid) - cpu0) * 1000) / done };
+  }
+  for (const [k, d] of drivers.entries()) {
+    out[k].bad = d.bad;
+    await d.close();
+  }
+  return { off: out[0], on: out[1] };
+}
+
+async function httpServer(on) {
   const dir = project(on);
   let token;
   if (on)
@@ -73,58 +113,79 @@ async function httpRound(on) {
   );
   const url = server.url.replace(/\/mcp$/, '/v1/tools/echo');
   const headers = { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) };
-  let bad = 0;
-  const run = (seconds) =>
-    autocannon({
-      url,
-      connections: 64,
-      duration: seconds,
-      requests: [
-        {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ text: 'bench' }),
-          onResponse: (status) => void (status === 200 || bad++),
-        },
-      ],
-    });
-  await run(2);
-  // Sequential p50 in µs: under 64 connections autocannon's latencies are whole milliseconds, too coarse for 15 %.
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const body = JSON.stringify({ text: 'bench' });
-  const lat = [];
-  for (let i = 0; i < 2000; i++) {
-    const t0 = performance.now();
-    const status = await new Promise((resolve, reject) => {
-      const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
-      });
-      req.on('error', reject);
-      req.end(body);
-    });
-    if (status !== 200) bad++;
-    if (i >= 500) lat.push(performance.now() - t0);
+  const self = {
+    server,
+    bad: 0,
+    load: (seconds) =>
+      autocannon({
+        url,
+        connections: 64,
+        duration: seconds,
+        requests: [
+          {
+            method: 'POST',
+            headers,
+            body,
+            onResponse: (status) => void (status === 200 || self.bad++),
+          },
+        ],
+      }),
+    /** One request on a kept-alive connection. */
+    once: () =>
+      new Promise((resolve, reject) => {
+        const req = http.request(url, { method: 'POST', agent, headers }, (res) => {
+          res.resume();
+          res.on('end', () => {
+            if (res.statusCode !== 200) self.bad++;
+            resolve();
+          });
+        });
+        req.on('error', reject);
+        req.end(body);
+      }),
+    async stop() {
+      agent.destroy();
+      await server.stop();
+    },
+  };
+  return self;
+}
+
+/** One REST round: both servers up; p50 interleaved (µs: autocannon's are whole ms), then each one's load. */
+async function httpRound(first) {
+  const servers = [await httpServer(false), await httpServer(true)];
+  for (const s of servers) await s.load(2);
+  const p50us = await interleaved(
+    servers.map((s) => s.once),
+    2500,
+    500,
+  );
+  const out = [];
+  for (const k of first ? [1, 0] : [0, 1]) {
+    const s = servers[k];
+    const cpu0 = cpuMs(s.server.pid);
+    const r = await s.load(6);
+    const cpuUs = ((cpuMs(s.server.pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
+    out[k] = { rps: r.requests.average, p50us: p50us[k], meanMs: r.latency.mean, cpuUs, nonOk: r.non2xx };
   }
-  agent.destroy();
-  const seqP50us = quantile(lat, 0.5) * 1000;
-  const seqBad = bad;
-  bad = 0;
-  const cpu0 = cpuMs(server.pid);
-  const r = await run(6);
-  const cpuUs = ((cpuMs(server.pid) - cpu0) * 1000) / Math.max(1, r.requests.total);
-  await server.stop();
-  return { rps: r.requests.average, p50us: seqP50us, meanMs: r.latency.mean, cpuUs, bad: bad + seqBad + r.non2xx };
+  for (const [k, s] of servers.entries()) {
+    out[k].bad = s.bad + out[k].nonOk;
+    await s.stop();
+  }
+  return { off: out[0], on: out[1] };
 }
 
 const results = { stdio: { on: [], off: [] }, http: { on: [], off: [] } };
 for (let i = 0; i < ROUNDS; i++) {
-  for (const on of i % 2 ? [true, false] : [false, true]) {
-    const key = on ? 'on' : 'off';
-    results.stdio[key].push(await stdioRound(on));
-    results.http[key].push(await httpRound(on));
-    process.stderr.write(`[policy bench] round ${i + 1} ${key} done\n`);
+  const s = await stdioRound(i % 2 === 1);
+  const h = await httpRound(i % 2 === 1);
+  for (const key of ['off', 'on']) {
+    results.stdio[key].push(s[key]);
+    results.http[key].push(h[key]);
   }
+  process.stderr.write(`[policy bench] round ${i + 1} done\n`);
 }
 
 const med = (list, k) => median(list.map((x) => x[k]));
@@ -137,12 +198,12 @@ const row = (name, off, on, betterHigher) => {
 const s = results.stdio;
 const h = results.http;
 const lines = [
-  `Policy cost${AUDIT ? '' : ' (audit off)'}, ${new Date().toISOString()} — ${machine().cpu}, ${machine().cores} cores, Node ${process.version}; \`node bench/policy.mjs --rounds ${ROUNDS}\` (medians of ${ROUNDS} alternating rounds)`,
+  `Policy cost${AUDIT ? '' : ' (audit off)'}, ${new Date().toISOString()} — ${machine().cpu}, ${machine().cores} cores, Node ${process.version}; \`node bench/policy.mjs --rounds ${ROUNDS}\` (medians of ${ROUNDS} rounds; p50s from blocks of calls taking turns)`,
   '',
   `| metric | policies off | ${AUDIT ? 'every policy on' : 'every policy but audit'} | cost | target |`,
   '|---|---:|---:|---:|---|',
-  // Sequential p50 on this shared 2-core machine is bimodal (≈45 or ≈95 µs, by where the scheduler puts the two
-  // processes) whatever the policy; read it with the CPU figures below.
+  // Sequential p50s come from blocks of calls to the two servers in turn (both up), so they compare like with like
+  // even though this shared 2-core machine moves them between ≈45 and ≈95 µs from one minute to the next.
   row('stdio echo p50 latency, sequential (µs)', med(s.off, 'p50us'), med(s.on, 'p50us'), false),
   row('stdio echo throughput, 64 in flight (calls/s)', med(s.off, 'tput'), med(s.on, 'tput'), true),
   row('stdio server CPU per call, all threads (µs)', med(s.off, 'cpuUs'), med(s.on, 'cpuUs'), false),

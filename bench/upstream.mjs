@@ -1,5 +1,6 @@
 // Proxy overhead: the bare SDK echo server called directly over stdio, and the same server behind
-// `switchboard serve` as an upstream (`up__echo`), in one run with alternating rounds so machine noise hits both.
+// `switchboard serve` as an upstream (`up__echo`), all up at once: latency is measured in blocks of calls taking
+// turns and throughput in rotating order, so machine noise hits every path alike.
 // Targets (issue 4): at most +100 µs p50 over direct, and at least 60% of direct throughput.
 // Usage: `node bench/upstream.mjs [--rounds N] [--quick]` after `npm run build`. Prints a table; copy it into
 // BENCHMARKS.md with the date and machine. `--profile` instead CPU-profiles Switchboard (`node --cpu-prof`) under
@@ -19,9 +20,10 @@ const QUICK = argv.includes('--quick');
 const SEQ = QUICK ? 1000 : 4000;
 const TPUT = QUICK ? 4000 : 15000;
 const INFLIGHT = 32;
+const BLOCK = 200;
 const BARE = join(ROOT, 'bench/bare-sdk-server.mjs');
 // `--against DIR`: also proxy through another build (a copy of bin/ and dist/, e.g. the commit before a change),
-// alternating with this one, so a change is measured against its baseline in the same run.
+// up and measured in turn with this one, so a change is measured against its baseline in the same run.
 const AGAINST = argv.includes('--against') ? argv[argv.indexOf('--against') + 1] : undefined;
 // `--ab DIR` (or `--ab DIR1,DIR2`): only this build (DIR1) against DIR, both running at once and called in alternating blocks of 200
 // sequential calls and of 2000 concurrent ones, so machine noise hits both alike (for one change's before/after).
@@ -55,31 +57,58 @@ function proxied(nodeFlags = [], bin = BIN) {
   });
 }
 
-async function round(make, label) {
-  const driver = make();
+/** Start a driver and wait until its echo answers (an upstream connects in the background), then warm it. */
+async function ready(driver) {
+  await driver.initialize();
+  for (let i = 0; i < 200 && !(await driver.call(-1).catch(() => false)); i++) await sleep(50);
+  driver.bad = 0;
+  await driver.sequential(500, 20_000);
+}
+
+/**
+ * One round: every path up at once; sequential latency measured in blocks of BLOCK back-to-back calls, the paths
+ * taking turns block by block, so a slow minute on this shared machine hits every path alike (call by call in turn
+ * would measure something else: each call would find its processes cold from waiting); then each path's
+ * throughput on its own, the order rotating from round to round.
+ */
+async function round(paths, r) {
+  const drivers = paths.map(([label, make]) => ({ label, driver: make() }));
   try {
-    await driver.initialize();
-    // The upstream connects in the background: wait until its tool answers.
-    for (let i = 0; i < 200 && !(await driver.call(-1).catch(() => false)); i++) await sleep(50);
-    driver.bad = 0;
-    await driver.sequential(500, 20_000);
-    const seqCpu0 = cpuMs(driver.pid);
-    const lat = await driver.sequential(SEQ, 60_000);
-    const seqCpu = cpuMs(driver.pid) - seqCpu0;
-    await driver.concurrent(2000, INFLIGHT, 20_000);
-    const cpu0 = cpuMs(driver.pid);
-    const run = await driver.concurrent(TPUT, INFLIGHT, 60_000);
-    const cpu = cpuMs(driver.pid) - cpu0;
-    if (driver.bad) throw new Error(`${label}: ${driver.bad} wrong answers, first: ${driver.firstBad}`);
-    return {
-      p50: median(lat) * 1000,
-      p99: quantile(lat, 0.99) * 1000,
-      rps: (run.done / run.ms) * 1000,
-      cpuUsPerCall: (cpu * 1000) / run.done,
-      seqCpuUsPerCall: (seqCpu * 1000) / lat.length,
-    };
+    for (const { driver } of drivers) await ready(driver);
+    const n = drivers.length;
+    const lat = drivers.map(() => []);
+    const seqCpu = drivers.map(() => 0);
+    // Blocks of back-to-back calls (the hot loop the target is about), the paths taking turns block by block.
+    for (let b = 0; b < SEQ / BLOCK; b++) {
+      for (let j = 0; j < n; j++) {
+        const k = (b + j) % n;
+        const { driver } = drivers[k];
+        await driver.sequential(20, 10_000);
+        const cpu0 = cpuMs(driver.pid);
+        lat[k].push(...(await driver.sequential(BLOCK, 60_000)));
+        seqCpu[k] += cpuMs(driver.pid) - cpu0;
+      }
+    }
+    const out = drivers.map((_, k) => ({
+      p50: median(lat[k]) * 1000,
+      p99: quantile(lat[k], 0.99) * 1000,
+      seqCpuUsPerCall: (seqCpu[k] * 1000) / lat[k].length,
+    }));
+    for (let j = 0; j < n; j++) {
+      const k = (r + j) % n;
+      const { driver, label } = drivers[k];
+      await driver.concurrent(2000, INFLIGHT, 20_000);
+      const cpu0 = cpuMs(driver.pid);
+      const run = await driver.concurrent(TPUT, INFLIGHT, 60_000);
+      Object.assign(out[k], {
+        rps: (run.done / run.ms) * 1000,
+        cpuUsPerCall: ((cpuMs(driver.pid) - cpu0) * 1000) / run.done,
+      });
+      if (driver.bad) throw new Error(`${label}: ${driver.bad} wrong answers, first: ${driver.firstBad}`);
+    }
+    return out;
   } finally {
-    await driver.close();
+    for (const { driver } of drivers) await driver.close();
   }
 }
 
@@ -213,11 +242,15 @@ if (argv.includes('--profile')) {
 }
 
 const rows = { direct: [], relay: [], proxied: [], against: [] };
+const paths = [
+  ['direct', direct],
+  ['relay', relayed],
+  ['proxied', proxied],
+  ...(AGAINST ? [['against', () => proxied([], join(AGAINST, 'bin/switchboard.js'))]] : []),
+];
 for (let r = 0; r < ROUNDS; r++) {
-  rows.direct.push(await round(direct, 'direct'));
-  rows.relay.push(await round(relayed, 'relay'));
-  rows.proxied.push(await round(proxied, 'proxied'));
-  if (AGAINST) rows.against.push(await round(() => proxied([], join(AGAINST, 'bin/switchboard.js')), 'against'));
+  const out = await round(paths, r);
+  for (const [k, [label]] of paths.entries()) rows[label].push(out[k]);
   process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
 }
 const med = (list, key) => median(list.map((x) => x[key]));
@@ -236,7 +269,7 @@ console.log(
   `# Upstream proxy overhead — ${new Date().toISOString()}, ${m.cpu}, ${m.cores} cores, Node ${m.node}, load ${loadavg()[0].toFixed(1)}`,
 );
 console.log(
-  `(median of ${ROUNDS} alternating rounds; ${SEQ} sequential calls, ${TPUT} calls with ${INFLIGHT} in flight)\n`,
+  `(median of ${ROUNDS} rounds; ${SEQ} sequential calls per path, in blocks of ${BLOCK} taking turns, ${TPUT} calls with ${INFLIGHT} in flight)\n`,
 );
 console.log('| path | p50 µs | p99 µs | calls/s | Switchboard CPU µs/call (32 in flight / sequential) |');
 console.log('|---|---:|---:|---:|---:|');
@@ -251,7 +284,7 @@ const share = p.rps / d.rps;
 console.log(`\nadded p50: ${fmt(added)} µs (target ≤ 100) — ${added <= 100 ? 'met' : 'NOT met'}`);
 console.log(`throughput: ${(share * 100).toFixed(0)}% of direct (target ≥ 60%) — ${share >= 0.6 ? 'met' : 'NOT met'}`);
 console.log(`switchboard CPU per proxied call: ${fmt(p.cpu)} µs`);
-// Every round, so alternating runs can be compared round by round (the medians above hide the spread).
+// Every round, so the rounds can be compared one by one (the medians above hide the spread).
 const show = (x, base) =>
   `${fmt(x.p50)} µs (+${fmt(x.p50 - base.p50)}) ${fmt(x.rps)}/s (${((x.rps / base.rps) * 100).toFixed(0)}%) CPU ${fmt(x.cpuUsPerCall)}/${fmt(x.seqCpuUsPerCall)} µs`;
 for (let r = 0; r < ROUNDS; r++) {

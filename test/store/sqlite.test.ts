@@ -426,3 +426,50 @@ describe('SqliteStore audit sink under write contention', () => {
     await store.close();
   });
 });
+
+describe('SqliteStore audit sink with large and multi-byte batches', () => {
+  it('keeps every record, whole and in order, when batches arrive faster than the writer stores them', async () => {
+    const { mkdtempSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-large-')), 'state.db'));
+    const errors: string[] = [];
+    const sink = store.audit.openSink?.((m) => errors.push(m));
+    if (!sink) throw new Error('a file store must offer an audit sink');
+    // Multi-byte text (2-, 3- and 4-byte UTF-8) makes every frame's byte length differ from its character count.
+    const text = (i: number, size: number) => `é€😀${i}`.padEnd(size, 'ß');
+    const record = (i: number, size: number) => ({
+      at: new Date(1_800_000_000_000 + i).toISOString(),
+      principal: 'p',
+      transport: 'stdio',
+      capability: 'demo.x',
+      input: JSON.stringify({ t: text(i, size) }),
+      outcome: 'ok' as const,
+      errorCode: null,
+      errorMessage: null,
+      durationMs: 1,
+      requestId: `r${i}`,
+    });
+    let next = 0;
+    const batch = (n: number, size: number) => Array.from({ length: n }, () => record(next++, size));
+    // ~6 MB handed over without waiting, so the writer falls behind; big, tiny and single-record batches mixed.
+    for (let round = 0; round < 6; round++) {
+      sink.write(batch(500, 1500));
+      sink.write(batch(3, 10));
+      sink.write(batch(1, 60_000));
+    }
+    await sink.flush();
+    expect(errors).toEqual([]);
+    const rows = await store.audit.query({ limit: 10_000 });
+    expect(rows).toHaveLength(next);
+    // Newest first; seq follows the order the records were written in.
+    expect(rows.map((r) => r.requestId)).toEqual(Array.from({ length: next }, (_, i) => `r${next - 1 - i}`));
+    for (const r of rows) {
+      const i = Number(r.requestId.slice(1));
+      expect(JSON.parse(r.input).t.startsWith(`é€😀${i}`)).toBe(true);
+    }
+    await sink.close();
+    await store.close();
+  }, 60_000);
+});
