@@ -102,9 +102,15 @@ describe('upstream proxy', () => {
   it('keeps serving the live servers while one cannot start, and says why', async () => {
     const hub = await hubWith([fixtureStdio('alpha'), { name: 'ghost', command: 'definitely-not-a-command-xyz' }]);
     expect((await hub.call('alpha__add', { a: 1, b: 1 })).ok).toBe(true);
-    const ghost = upstream(hub)
-      ?.views()
-      .find((v) => v.name === 'ghost');
+    // The spawn failure arrives on its own schedule; alpha answering first says nothing about when.
+    const ghost = await waitFor(
+      () =>
+        upstream(hub)
+          ?.views()
+          .find((v) => v.name === 'ghost' && v.status !== 'connecting'),
+      10_000,
+      "ghost's failed start",
+    );
     expect(ghost).toMatchObject({ status: 'failed' });
     expect(ghost?.error).toMatch(/definitely-not-a-command-xyz|exited|not found/);
     const health = await hub.services.health.run();
