@@ -642,7 +642,6 @@ export class AgentRuntime {
     const cfg = this.config();
     const provider = this.deps.providers[meta.provider];
     let step = 0;
-    let providerSeen: string | undefined;
     let providerIdSaved: Promise<void> = Promise.resolve();
     const emit = (events: TranscriptEvent[]) => {
       transcript.append(events);
@@ -657,8 +656,6 @@ export class AgentRuntime {
               this.deps.services.logger.warn({ err, session: name }, 'could not record the provider session id'),
             );
         }
-        if (e.type === 'claude' && (e.event as { type?: string; session_id?: string }).type === 'assistant')
-          providerSeen = (e.event as { session_id?: string }).session_id;
         if (!hooks.progress && !hooks.log) continue;
         const line = describeEvent(e);
         if (!line) continue;
@@ -791,7 +788,6 @@ export class AgentRuntime {
           : info.code === 'UNAVAILABLE'
             ? 'interrupted'
             : 'failed';
-      if (!meta.provider_session_id && providerSeen) meta.provider_session_id = providerSeen;
       result = this.finish(meta, status, totals, {
         content: '',
         structured_output: null,
