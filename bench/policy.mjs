@@ -77,7 +77,7 @@ async function stdioRound(first) {
     await d.concurrent(5000, 64, 20_000);
   }
   const p50us = await interleaved(
-    drivers.map((d) => (n) => withTimeout(d.call(n ?? 0), 10_000, 'tools/call')),
+    drivers.map((d) => () => withTimeout(d.call(0), 10_000, 'tools/call')),
     3000,
     500,
   );
