@@ -1,5 +1,5 @@
 // Process and machine facts from /proc: a child's CPU time and memory, the machine's CPU, cores and memory.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 
 const CLK_TCK = 100; // USER_HZ on Linux; /proc/<pid>/stat counts CPU time in these ticks.
@@ -38,4 +38,26 @@ export function machine() {
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
   };
+}
+
+/**
+ * CPU time of a process in ms, split into its main thread and all its other threads (a worker, V8's helpers),
+ * from /proc/<pid>/task/<tid>/stat: the main thread's tid is the pid.
+ */
+export function threadCpuMs(pid) {
+  let main = 0;
+  let other = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended between the listing and the read
+    }
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = ((Number(fields[11]) + Number(fields[12])) * 1000) / CLK_TCK;
+    if (Number(tid) === pid) main += ms;
+    else other += ms;
+  }
+  return { main, other };
 }

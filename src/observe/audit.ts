@@ -1,15 +1,14 @@
 // The audit trail: one record per call (who, how, what, outcome, how long), inputs redacted and capped,
-// appended to the store in batches — one transaction per event-loop turn — and pruned by retention.
+// appended to the store in batches (BATCH_MS, BATCH_MAX) and pruned by retention.
 
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ErrorInfo } from '../core/errors.ts';
 import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
-import { cleanField } from '../store/audit-segment.ts';
+import { AuditBatch, type AuditBatchData, cleanField, decodeSegment, timesBlob } from '../store/audit-segment.ts';
 import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
-import { BatchQueue } from './batch.ts';
-import { isoTime } from './iso-time.ts';
+import { BATCH_MAX, BATCH_MS } from './batch.ts';
 import { redactedJson } from './redact.ts';
 
 export interface AuditSettings {
@@ -19,7 +18,10 @@ export interface AuditSettings {
 }
 
 export class AuditWriter {
-  private readonly queue = new BatchQueue<NewAuditRecord>((batch) => this.write(batch));
+  /** Records gathered since the last write, in columns (see AuditBatch for why). */
+  private batch = new AuditBatch(BATCH_MAX);
+  /** The last write to the store, when the store has no sink (flush waits for it). */
+  private lastAppend: Promise<void> = Promise.resolve();
   private readonly pruneTimer: NodeJS.Timeout;
   /**
    * The store's off-thread writer, when it has one (SQLite files); otherwise batches go through appendMany.
@@ -51,63 +53,75 @@ export class AuditWriter {
     const s = this.settings();
     if (!s.enabled) return;
     const durationMs = performance.now() - state.startedAt;
-    const record: NewAuditRecord = {
-      at: isoTime(Date.now() - durationMs),
-      principal: state.req.principal.id,
-      transport: state.req.transport,
-      capability: state.entry.capability.name,
-      input: redactedJson(state.req.input ?? {}, s.max_input_bytes),
-      outcome: outcome.ok ? 'ok' : 'error',
-      errorCode: outcome.ok ? null : outcome.error.code,
-      errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
-      durationMs: Math.round(durationMs * 1000) / 1000,
+    const n = this.batch.add(
+      Date.now() - durationMs,
+      Math.round(durationMs * 1000) / 1000,
+      state.req.principal.id,
+      state.req.transport,
+      state.entry.capability.name,
+      outcome.ok ? '' : outcome.error.code,
       // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): tabs and line breaks would
       // break the record's line, so they become spaces.
-      requestId: cleanField(state.ctx.requestId),
-    };
-    this.queue.push(record);
+      cleanField(state.ctx.requestId),
+      outcome.ok ? '' : JSON.stringify(outcome.error.message.slice(0, 1000)),
+      redactedJson(state.req.input ?? {}, s.max_input_bytes),
+    );
+    this.queued(n);
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
   readonly refused = (req: CallRequest, error: ErrorInfo): void => {
     const s = this.settings();
     if (!s.enabled) return;
-    this.queue.push({
-      at: isoTime(Date.now()),
-      principal: req.principal.id,
-      transport: req.transport,
+    const n = this.batch.add(
+      Date.now(),
+      0,
+      req.principal.id,
+      req.transport,
       // In capability form (task__create → task.create), as every other record and `audit --tool` expect; the
       // name is the caller's, so it is cleaned of tabs and line breaks before it reaches the record format.
-      capability: cleanField(capabilityNameOf(req.name.slice(0, 200))),
-      requestId: cleanField(req.requestId ?? randomUUID()),
-      input: redactedJson(req.input ?? {}, s.max_input_bytes),
-      outcome: 'error',
-      errorCode: error.code,
-      errorMessage: error.message.slice(0, 1000),
-      durationMs: 0,
-    });
+      cleanField(capabilityNameOf(req.name.slice(0, 200))),
+      error.code,
+      cleanField(req.requestId ?? randomUUID()),
+      JSON.stringify(error.message.slice(0, 1000)),
+      redactedJson(req.input ?? {}, s.max_input_bytes),
+    );
+    this.queued(n);
   };
+
+  /** After a record is added (`n` now queued): written within BATCH_MS, or at once when BATCH_MAX are waiting. */
+  private queued(n: number): void {
+    if (n === 1) setTimeout(() => this.write(), BATCH_MS).unref();
+    else if (n >= BATCH_MAX) this.write();
+  }
 
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
-    await this.queue.flush();
+    this.write();
+    await this.lastAppend;
     // Nothing was ever written when the sink is not open: nothing to wait for.
     await this.sinkOrNone?.flush();
   }
 
-  /** Hand a batch to the store; with the off-thread writer, without waiting for it. */
-  private async write(batch: NewAuditRecord[]): Promise<void> {
+  /** Hand what is queued to the store; with the off-thread writer, without waiting for it. */
+  private write(): void {
+    if (this.batch.count === 0) return;
+    const batch = this.batch.data();
+    this.batch = new AuditBatch(BATCH_MAX);
     // A call that finishes while the hub shuts down is not recorded (the store is closing).
     if (this.closed) return;
     const sink = this.sink();
-    if (sink) {
-      sink.write(batch);
-      return;
-    }
+    if (sink) sink.write(batch);
+    else this.lastAppend = this.lastAppend.then(() => this.append(batch));
+  }
+
+  /** A store without a sink (in memory) takes whole records. */
+  private async append(batch: AuditBatchData): Promise<void> {
+    const records: NewAuditRecord[] = decodeSegment(0, batch.text, timesBlob(batch.times)).map(({ seq, ...r }) => r);
     try {
-      await this.store.audit.appendMany(batch);
+      await this.store.audit.appendMany(records);
     } catch (err) {
-      this.logger.error({ err: (err as Error).message, records: batch.length }, 'audit append failed');
+      this.logger.error({ err: (err as Error).message, records: records.length }, 'audit append failed');
     }
   }
 

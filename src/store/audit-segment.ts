@@ -1,6 +1,7 @@
-// Audit records stored in segments: one row holds a batch of records as tab-separated lines, so recording a
-// call costs a string append instead of a row with three index updates. Shared by the SQLite store and its
+// Audit records stored in segments: one row holds a batch of records as it was gathered (AuditBatch), so recording a
+// call costs a few appends instead of a row with three index updates. Shared by the SQLite store and its
 // worker-thread writer; queries decode segments and filter in memory.
+import { isoTime } from '../core/iso-time.ts';
 import type { NewAuditRecord } from './contract.ts';
 
 const HAS_CONTROL = /[\t\n\r]/;
@@ -11,39 +12,106 @@ const clean = (s: string) => (HAS_CONTROL.test(s) ? s.replace(CONTROLS, ' ') : s
 export const cleanField = clean;
 
 /**
- * One record as one line: `at, principal, transport, capability, outcome, errorCode, durationMs, requestId,
- * errorMessage (JSON or empty), input`. Callers pass fields free of tabs and line breaks (`cleanField`); JSON
- * text — the input, the quoted error message — never holds them raw.
+ * A batch as it is handed to a writer, and as the SQLite store keeps it (a segment): per record its start (ms since
+ * the epoch) and duration (ms) in `times`, and its seven text fields (see {@link AuditBatch.add}) in `text`, joined
+ * by tabs; `atMin` and `atMax` bound the starts, as ISO text.
  */
-export function encodeRecord(r: NewAuditRecord): string {
-  const message = r.errorMessage === null || r.errorMessage === undefined ? '' : JSON.stringify(r.errorMessage);
-  return `${r.at}\t${r.principal}\t${r.transport}\t${r.capability}\t${r.outcome}\t${r.errorCode ?? ''}\t${r.durationMs}\t${r.requestId}\t${message}\t${r.input}`;
-}
-
-export interface Segment {
-  text: string;
+export interface AuditBatchData {
   count: number;
+  times: Float64Array<ArrayBuffer>;
+  text: string;
   atMin: string;
   atMax: string;
 }
 
 /**
- * Encode a batch; canonical ISO times compare as text, so min and max are string comparisons. The lines are
- * joined once into a flat string: appending them one by one builds a rope of thousands of pieces that
- * postMessage must flatten again on the hot thread (measured: ten times the cost of the join).
+ * Audit records gathered on the hot path, in columns: two numbers in a typed array and seven strings in one array
+ * per record. Nothing is formatted per record — turning times and durations into text was the dearest part of
+ * recording a call, for the event loop and for the writer thread alike — so a batch is stored as it is gathered.
  */
-export function encodeSegment(records: readonly NewAuditRecord[]): Segment {
-  const lines = new Array<string>(records.length);
-  let atMin = records[0].at;
-  let atMax = records[0].at;
-  for (let i = 0; i < records.length; i++) {
-    const r = records[i];
-    lines[i] = encodeRecord(r);
-    if (r.at < atMin) atMin = r.at;
-    if (r.at > atMax) atMax = r.at;
+export class AuditBatch {
+  count = 0;
+  private times: Float64Array<ArrayBuffer>;
+  private readonly text: string[] = [];
+  private min = Number.POSITIVE_INFINITY;
+  private max = Number.NEGATIVE_INFINITY;
+
+  constructor(capacity = 64) {
+    this.times = new Float64Array(2 * Math.max(1, capacity));
   }
-  return { text: lines.join('\n'), count: records.length, atMin, atMax };
+
+  /**
+   * Add one record; returns how many the batch holds. Text fields must be free of tabs and line breaks
+   * (`cleanField`; JSON text never holds them raw). `errorCode` is '' for a call that succeeded; `errorMessage` is
+   * the message as JSON text, or '' for none.
+   */
+  add(
+    startMs: number,
+    durationMs: number,
+    principal: string,
+    transport: string,
+    capability: string,
+    errorCode: string,
+    requestId: string,
+    errorMessage: string,
+    input: string,
+  ): number {
+    const i = 2 * this.count;
+    if (i === this.times.length) {
+      const grown = new Float64Array(2 * i);
+      grown.set(this.times);
+      this.times = grown;
+    }
+    this.times[i] = startMs;
+    this.times[i + 1] = durationMs;
+    if (startMs < this.min) this.min = startMs;
+    if (startMs > this.max) this.max = startMs;
+    this.text.push(principal, transport, capability, errorCode, requestId, errorMessage, input);
+    return ++this.count;
+  }
+
+  /** The records so far, ready to post (`times` may be transferred: the batch is not used again). */
+  data(): AuditBatchData {
+    return {
+      count: this.count,
+      times: this.times.subarray(0, 2 * this.count),
+      text: this.text.join('\t'),
+      atMin: isoTime(this.min),
+      atMax: isoTime(this.max),
+    };
+  }
+
+  /** A batch of whole records (those the store checked, in `appendMany`). */
+  static of(records: readonly NewAuditRecord[]): AuditBatchData {
+    const batch = new AuditBatch(records.length);
+    for (const r of records)
+      batch.add(
+        Date.parse(r.at),
+        r.durationMs,
+        r.principal,
+        r.transport,
+        r.capability,
+        r.errorCode ?? '',
+        r.requestId,
+        r.errorMessage === null || r.errorMessage === undefined ? '' : JSON.stringify(r.errorMessage),
+        r.input,
+      );
+    return batch.data();
+  }
 }
+
+/**
+ * `times` as stored: little-endian float64s whatever the machine, so a store file reads the same everywhere.
+ * (A Float64Array is in the machine's order; every common one is little-endian, so this is almost always a view.)
+ */
+export function timesBlob(times: Float64Array<ArrayBuffer>): Buffer {
+  // A copy of its own on a big-endian machine (not from Buffer's shared pool: writers may transfer it).
+  return LITTLE_ENDIAN
+    ? Buffer.from(times.buffer, times.byteOffset, times.byteLength)
+    : Buffer.from(times.slice().buffer).swap64();
+}
+
+const LITTLE_ENDIAN = new Uint8Array(new Float64Array([1]).buffer)[7] === 0x3f;
 
 export interface DecodedRecord {
   seq: number;
@@ -59,8 +127,13 @@ export interface DecodedRecord {
   input: string;
 }
 
-/** Decode a segment whose first record has `firstSeq`; records keep their order, so seq = firstSeq + index. */
-export function decodeSegment(firstSeq: number, text: string): DecodedRecord[] {
+/**
+ * Decode a stored segment whose first record has `firstSeq`; records keep their order, so seq = firstSeq + index.
+ * With `times` it is a batch as gathered (schema 8 on); without, the line format of schema 3 to 7: one record per
+ * line, `at, principal, transport, capability, outcome, errorCode, durationMs, requestId, errorMessage, input`.
+ */
+export function decodeSegment(firstSeq: number, text: string, times?: Uint8Array | null): DecodedRecord[] {
+  if (times) return decodeBatch(firstSeq, text, Buffer.from(times.buffer, times.byteOffset, times.byteLength));
   return text.split('\n').map((line, i) => {
     const f = line.split('\t');
     return {
@@ -79,8 +152,47 @@ export function decodeSegment(firstSeq: number, text: string): DecodedRecord[] {
   });
 }
 
+function decodeBatch(firstSeq: number, text: string, times: Buffer): DecodedRecord[] {
+  const f = text.split('\t');
+  const count = times.length / 16;
+  const out = new Array<DecodedRecord>(count);
+  for (let i = 0; i < count; i++) {
+    const k = 7 * i;
+    const code = f[k + 3];
+    out[i] = {
+      seq: firstSeq + i,
+      at: isoTime(times.readDoubleLE(16 * i)),
+      principal: f[k],
+      transport: f[k + 1],
+      capability: f[k + 2],
+      outcome: code === '' ? 'ok' : 'error',
+      errorCode: code === '' ? null : code,
+      durationMs: times.readDoubleLE(16 * i + 8),
+      requestId: f[k + 4],
+      errorMessage: f[k + 5] === '' ? null : (JSON.parse(f[k + 5]) as string),
+      input: f[k + 6],
+    };
+  }
+  return out;
+}
+
+/** One record per line, as decodeSegment reads it without times (the Redis store keeps records one by one). */
+export function recordLines(batch: AuditBatchData): string[] {
+  const f = batch.text.split('\t');
+  const { times } = batch;
+  const lines = new Array<string>(batch.count);
+  for (let i = 0; i < batch.count; i++) {
+    const k = 7 * i;
+    const code = f[k + 3];
+    lines[i] =
+      `${isoTime(times[2 * i])}\t${f[k]}\t${f[k + 1]}\t${f[k + 2]}\t${code === '' ? 'ok' : 'error'}\t${code}\t` +
+      `${times[2 * i + 1]}\t${f[k + 4]}\t${f[k + 5]}\t${f[k + 6]}`;
+  }
+  return lines;
+}
+
 /** SQL that appends one segment, taking its seq range from the counter (the same in both connections). */
 export const NEXT_SEQ_SQL = 'SELECT next FROM audit_seq WHERE id = 1';
 export const INSERT_SEGMENT_SQL =
-  'INSERT INTO audit_segments (first_seq, count, at_min, at_max, data) VALUES (?, ?, ?, ?, ?)';
+  'INSERT INTO audit_segments (first_seq, count, at_min, at_max, data, times) VALUES (?, ?, ?, ?, ?, ?)';
 export const BUMP_SEQ_SQL = 'UPDATE audit_seq SET next = next + ? WHERE id = 1';

@@ -2,6 +2,7 @@
 // implement it; one contract test suite (test/store/contract.ts) runs against every implementation.
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
+import type { AuditBatchData } from './audit-segment.ts';
 
 export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -287,9 +288,13 @@ export interface AuditLog {
   openSink?(onError: (message: string) => void): AuditSink | undefined;
 }
 
-/** A batched writer of trusted audit records; `flush` resolves when everything written before it is stored. */
+/**
+ * A batched writer of trusted audit records, gathered in columns on the hot path (`AuditBatch` in
+ * src/store/audit-segment.ts); `flush` resolves when everything written before it is stored.
+ */
 export interface AuditSink {
-  write(records: readonly NewAuditRecord[]): void;
+  /** Takes the batch over: its `times` buffer may move to another thread, so the caller must not use it again. */
+  write(batch: AuditBatchData): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
 import { Redis } from 'ioredis';
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { decodeSegment, encodeRecord } from './audit-segment.ts';
+import { AuditBatch, type AuditBatchData, decodeSegment, recordLines } from './audit-segment.ts';
 import {
   type AgentSessionStore,
   type AuditLog,
@@ -697,6 +697,11 @@ class RedisTokens implements TokenStore {
   }
 }
 
+/** The audit script's arguments for a batch: each record's score (its start, epoch ms) and its line. */
+function scriptArgs(batch: AuditBatchData): string[] {
+  return recordLines(batch).flatMap((line, i) => [String(Math.trunc(batch.times[2 * i])), line]);
+}
+
 class RedisAudit implements AuditLog {
   private readonly seqKey: string;
   private readonly byTime: string;
@@ -718,7 +723,7 @@ class RedisAudit implements AuditLog {
   async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
     if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
     if (records.length === 0) return;
-    const args = records.map(validAudit).flatMap((r) => [String(Date.parse(r.at)), encodeRecord(r)]);
+    const args = scriptArgs(AuditBatch.of(records.map(validAudit)));
     await this.io(() => this.r.sbAuditAppend(this.seqKey, this.byTime, ...args));
   }
 
@@ -728,9 +733,9 @@ class RedisAudit implements AuditLog {
    */
   openSink(onError: (message: string) => void): AuditSink {
     let last: Promise<unknown> = Promise.resolve();
-    const write = (records: readonly NewAuditRecord[]) => {
-      if (records.length === 0) return;
-      const args = records.flatMap((r) => [String(Date.parse(r.at)), encodeRecord(r)]);
+    const write = (batch: AuditBatchData) => {
+      if (batch.count === 0) return;
+      const args = scriptArgs(batch);
       last = this.io(() => this.r.sbAuditAppend(this.seqKey, this.byTime, ...args)).catch((err) =>
         onError((err as Error).message),
       );

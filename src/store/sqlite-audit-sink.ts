@@ -1,9 +1,10 @@
-// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over an
-// encoded segment (src/store/audit-segment.ts). Records are built by the hub itself and not checked again.
+// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over a batch
+// as gathered (src/store/audit-segment.ts), which is stored as it is. Records are built by the hub itself and not
+// checked again.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { BUMP_SEQ_SQL, encodeSegment, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL } from './audit-segment.ts';
-import type { AuditSink, NewAuditRecord } from './contract.ts';
+import { type AuditBatchData, BUMP_SEQ_SQL, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL, timesBlob } from './audit-segment.ts';
+import type { AuditSink } from './contract.ts';
 import { sqliteAddon } from './sqlite-addon.ts';
 
 const WORKER = `
@@ -18,7 +19,7 @@ const bumpSeq = db.prepare(${JSON.stringify(BUMP_SEQ_SQL)});
 // One segment per batch, its seq range taken from the shared counter inside the same transaction.
 const append = db.transaction((s) => {
   const first = nextSeq.get();
-  insertSegment.run(first, s.count, s.atMin, s.atMax, s.text);
+  insertSegment.run(first, s.count, s.atMin, s.atMax, s.text, s.times);
   bumpSeq.run(s.count);
 });
 // BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
@@ -70,9 +71,11 @@ export class SqliteAuditSink implements AuditSink {
     this.worker.on('error', (err) => this.onError(err.message));
   }
 
-  write(records: readonly NewAuditRecord[]): void {
-    if (this.closed || records.length === 0) return;
-    this.worker.postMessage(encodeSegment(records));
+  /** Hands the batch over (its `times` buffer moves to the writer thread: the batch must not be used again). */
+  write(batch: AuditBatchData): void {
+    if (this.closed || batch.count === 0) return;
+    const times = timesBlob(batch.times);
+    this.worker.postMessage({ ...batch, times }, [times.buffer as ArrayBuffer]);
   }
 
   /** Resolves once everything written before it is committed (readers on other connections then see it). */

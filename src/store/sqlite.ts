@@ -6,12 +6,13 @@ import Database from 'better-sqlite3';
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
+  AuditBatch,
+  type AuditBatchData,
   BUMP_SEQ_SQL,
   decodeSegment,
-  encodeSegment,
   INSERT_SEGMENT_SQL,
   NEXT_SEQ_SQL,
-  type Segment,
+  timesBlob,
 } from './audit-segment.ts';
 import {
   type AuditLog,
@@ -258,6 +259,12 @@ export const MIGRATIONS: readonly string[] = [
     data   TEXT NOT NULL,
     PRIMARY KEY (run_id, seq)
   ) STRICT, WITHOUT ROWID;
+  `,
+  // 7: audit segments stored as gathered (AuditBatch in src/store/audit-segment.ts): each record's start and
+  // duration as two float64s in \`times\`, its text fields in \`data\`. Segments written before keep their lines
+  // (\`times\` is NULL) and are read as such.
+  `
+  ALTER TABLE audit_segments ADD COLUMN times BLOB CHECK (times IS NULL OR length(times) = 16 * count);
   `,
 ];
 
@@ -844,7 +851,7 @@ class SqliteAudit implements AuditLog {
   private readonly nextSeq: Statement;
   private readonly insertSegment: Statement;
   private readonly bumpSeq: Statement;
-  private readonly appendSegment: Database.Transaction<(segment: Segment) => void>;
+  private readonly appendSegment: Database.Transaction<(batch: AuditBatchData) => void>;
   private readonly candidates: Statement;
   private readonly expired: Statement;
   private readonly drop: Statement;
@@ -857,14 +864,14 @@ class SqliteAudit implements AuditLog {
     this.nextSeq = db.prepare(NEXT_SEQ_SQL).pluck();
     this.insertSegment = db.prepare(INSERT_SEGMENT_SQL);
     this.bumpSeq = db.prepare(BUMP_SEQ_SQL);
-    this.appendSegment = db.transaction((segment: Segment) => {
+    this.appendSegment = db.transaction((batch: AuditBatchData) => {
       const first = this.nextSeq.get() as number;
-      this.insertSegment.run(first, segment.count, segment.atMin, segment.atMax, segment.text);
-      this.bumpSeq.run(segment.count);
+      this.insertSegment.run(first, batch.count, batch.atMin, batch.atMax, batch.text, timesBlob(batch.times));
+      this.bumpSeq.run(batch.count);
     });
     // Segments that may hold records in [since, until), newest first.
     this.candidates = db.prepare(
-      'SELECT first_seq, at_max, data FROM audit_segments WHERE at_max >= @since AND at_min < @until ORDER BY at_max DESC',
+      'SELECT first_seq, at_max, data, times FROM audit_segments WHERE at_max >= @since AND at_min < @until ORDER BY at_max DESC',
     );
     this.expired = db.prepare('SELECT coalesce(sum(count), 0) FROM audit_segments WHERE at_max < ?').pluck();
     this.drop = db.prepare('DELETE FROM audit_segments WHERE at_max < ?');
@@ -885,7 +892,7 @@ class SqliteAudit implements AuditLog {
     this.live();
     if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
     if (records.length === 0) return;
-    this.appendSegment.immediate(encodeSegment(records.map(validAudit)));
+    this.appendSegment.immediate(AuditBatch.of(records.map(validAudit)));
   }
 
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
@@ -897,6 +904,7 @@ class SqliteAudit implements AuditLog {
       first_seq: number;
       at_max: string;
       data: string;
+      times: Uint8Array | null;
     }>) {
       // Once `limit` records are in hand, a segment whose newest record is older than the limit-th cannot matter.
       if (found.length >= limit) {
@@ -904,7 +912,7 @@ class SqliteAudit implements AuditLog {
         found.length = limit;
         if (row.at_max < found[limit - 1].at) break;
       }
-      for (const r of decodeSegment(row.first_seq, row.data)) if (auditMatches(r, q)) found.push(r);
+      for (const r of decodeSegment(row.first_seq, row.data, row.times)) if (auditMatches(r, q)) found.push(r);
     }
     return found.sort(newestFirst).slice(0, limit);
   }

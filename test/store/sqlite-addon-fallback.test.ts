@@ -15,6 +15,7 @@ vi.mock('../../src/store/sqlite-addon.ts', () => ({
 }));
 
 const { SqliteStore } = await import('../../src/store/sqlite.ts');
+const { AuditBatch } = await import('../../src/store/audit-segment.ts');
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-fallback-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -29,20 +30,22 @@ describe('SqliteStore without a known addon path', () => {
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
     if (!sink) throw new Error('a file store must offer an audit sink');
-    sink.write([
-      {
-        at: new Date().toISOString(),
-        principal: 'p',
-        transport: 'stdio',
-        capability: 'demo.x',
-        input: '{}',
-        outcome: 'ok',
-        errorCode: null,
-        errorMessage: null,
-        durationMs: 1,
-        requestId: 'r1',
-      },
-    ]);
+    sink.write(
+      AuditBatch.of([
+        {
+          at: new Date().toISOString(),
+          principal: 'p',
+          transport: 'stdio',
+          capability: 'demo.x',
+          input: '{}',
+          outcome: 'ok',
+          errorCode: null,
+          errorMessage: null,
+          durationMs: 1,
+          requestId: 'r1',
+        },
+      ]),
+    );
     await sink.flush();
     expect(errors).toEqual([]);
     expect((await store.audit.query({})).map((r) => r.requestId)).toEqual(['r1']);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { AuditBatch } from '../../src/store/audit-segment.ts';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
 import { storeContract } from './contract.ts';
 
@@ -138,6 +139,111 @@ describe('SqliteStore', () => {
     await store.audit.append({ ...records[1], at: '2030-01-03T00:00:00.000Z', requestId: 'r3' });
     expect((await store.audit.query({ limit: 1 }))[0]).toMatchObject({ seq: 3, requestId: 'r3' });
     await store.close();
+  });
+
+  it('upgrades a version-6 file: its line-format segments stay readable beside the batches written after', async () => {
+    const file = dbFile();
+    const v6 = new Database(file);
+    for (const m of MIGRATIONS.slice(0, 6)) v6.exec(m);
+    v6.pragma('user_version = 6');
+    // Two records in the line format of schema 3 to 6, as the writer of that time stored them.
+    const lines = [
+      '2030-01-01T00:00:00.000Z\talice\trest\ttask.create\tok\t\t1.5\tr1\t\t{"text":"a"}',
+      '2030-01-02T00:00:00.000Z\tbob\tstdio\ttask.fail\terror\tCONFLICT\t2\tr2\t"two\\tparts"\t{}',
+    ];
+    v6.prepare('INSERT INTO audit_segments (first_seq, count, at_min, at_max, data) VALUES (?, ?, ?, ?, ?)').run(
+      1,
+      2,
+      '2030-01-01T00:00:00.000Z',
+      '2030-01-02T00:00:00.000Z',
+      lines.join('\n'),
+    );
+    v6.prepare('UPDATE audit_seq SET next = 3 WHERE id = 1').run();
+    v6.close();
+    const store = openStore(file);
+    await store.audit.appendMany([
+      {
+        at: '2030-01-03T00:00:00.250Z',
+        principal: 'carol',
+        transport: 'http',
+        capability: 'demo.x',
+        input: '{"q":"é€😀"}',
+        outcome: 'error',
+        errorCode: 'TIMEOUT',
+        errorMessage: 'slow\nreally',
+        durationMs: 0.125,
+        requestId: 'r3',
+      },
+    ]);
+    expect(await store.audit.query()).toEqual([
+      {
+        seq: 3,
+        at: '2030-01-03T00:00:00.250Z',
+        principal: 'carol',
+        transport: 'http',
+        capability: 'demo.x',
+        input: '{"q":"é€😀"}',
+        outcome: 'error',
+        errorCode: 'TIMEOUT',
+        errorMessage: 'slow\nreally',
+        durationMs: 0.125,
+        requestId: 'r3',
+      },
+      {
+        seq: 2,
+        at: '2030-01-02T00:00:00.000Z',
+        principal: 'bob',
+        transport: 'stdio',
+        capability: 'task.fail',
+        input: '{}',
+        outcome: 'error',
+        errorCode: 'CONFLICT',
+        errorMessage: 'two\tparts',
+        durationMs: 2,
+        requestId: 'r2',
+      },
+      {
+        seq: 1,
+        at: '2030-01-01T00:00:00.000Z',
+        principal: 'alice',
+        transport: 'rest',
+        capability: 'task.create',
+        input: '{"text":"a"}',
+        outcome: 'ok',
+        errorCode: null,
+        errorMessage: null,
+        durationMs: 1.5,
+        requestId: 'r1',
+      },
+    ]);
+    const raw = new Database(file, { readonly: true });
+    try {
+      expect(
+        raw.prepare('SELECT first_seq, length(times) AS bytes FROM audit_segments ORDER BY first_seq').all(),
+      ).toEqual([
+        { first_seq: 1, bytes: null },
+        { first_seq: 3, bytes: 16 },
+      ]);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('refuses a segment whose times do not match its count, even with raw SQL', async () => {
+    const file = dbFile();
+    openStore(file);
+    const raw = new Database(file);
+    try {
+      expect(() =>
+        raw
+          .prepare(
+            'INSERT INTO audit_segments (first_seq, count, at_min, at_max, data, times) VALUES (?, ?, ?, ?, ?, ?)',
+          )
+          .run(1, 2, '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', 'x', Buffer.alloc(16)),
+      ).toThrow(/CHECK constraint failed/);
+    } finally {
+      raw.close();
+    }
   });
 
   it('upgrades a version-1 file in place, keeping its tasks, instances and events', async () => {
@@ -340,16 +446,18 @@ describe('SqliteStore audit sink (worker thread)', () => {
       durationMs: 1,
       requestId: `r${i}`,
     });
-    sink!.write(Array.from({ length: 300 }, (_, i) => record(i)));
-    sink!.write([
-      {
-        ...record(300),
-        outcome: 'error',
-        errorCode: 'CONFLICT',
-        errorMessage: 'line one\nline\ttwo',
-        input: '{"a":"tab\\there"}',
-      },
-    ]);
+    sink!.write(AuditBatch.of(Array.from({ length: 300 }, (_, i) => record(i))));
+    sink!.write(
+      AuditBatch.of([
+        {
+          ...record(300),
+          outcome: 'error',
+          errorCode: 'CONFLICT',
+          errorMessage: 'line one\nline\ttwo',
+          input: '{"a":"tab\\there"}',
+        },
+      ]),
+    );
     await sink!.flush();
     const rows = await store.audit.query({ limit: 1000 });
     expect(rows).toHaveLength(301);
@@ -411,7 +519,7 @@ describe('SqliteStore audit sink under write contention', () => {
       requestId: `r${i}`,
     });
     for (let round = 0; round < 60; round++) {
-      sink.write(Array.from({ length: 20 }, (_, i) => record(round * 20 + i)));
+      sink.write(AuditBatch.of(Array.from({ length: 20 }, (_, i) => record(round * 20 + i))));
       await store.events.appendMany([
         { type: 'test.a', at: new Date().toISOString() },
         { type: 'test.b', at: new Date().toISOString() },
@@ -455,9 +563,9 @@ describe('SqliteStore audit sink with large and multi-byte batches', () => {
     const batch = (n: number, size: number) => Array.from({ length: n }, () => record(next++, size));
     // ~6 MB handed over without waiting, so the writer falls behind; big, tiny and single-record batches mixed.
     for (let round = 0; round < 6; round++) {
-      sink.write(batch(500, 1500));
-      sink.write(batch(3, 10));
-      sink.write(batch(1, 60_000));
+      sink.write(AuditBatch.of(batch(500, 1500)));
+      sink.write(AuditBatch.of(batch(3, 10)));
+      sink.write(AuditBatch.of(batch(1, 60_000)));
     }
     await sink.flush();
     expect(errors).toEqual([]);

@@ -1,6 +1,6 @@
 // isoTime: the same text as Date#toISOString, whichever second the previous call formatted.
 import { expect, it } from 'vitest';
-import { isoTime } from '../../src/observe/iso-time.ts';
+import { isoTime } from '../../src/core/iso-time.ts';
 
 it('formats exactly as toISOString, across seconds, days, years and fractional milliseconds', () => {
   const times = [
