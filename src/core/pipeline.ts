@@ -13,6 +13,7 @@ import type {
   Services,
   TransportKind,
 } from './context.ts';
+import { type Deadline, deadlines } from './deadlines.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
 import type { Entry } from './registry.ts';
 import { visible } from './registry.ts';
@@ -223,13 +224,14 @@ const execute: Middleware = async (state) => {
   let timedOut = false;
   if (cancellation.aborted)
     return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled before it started.' } };
-  let timer: NodeJS.Timeout | undefined;
+  let deadline: Deadline | undefined;
+  const expire = () => {
+    timedOut = true;
+    cancellation.abort(new SwitchboardError('TIMEOUT', `${state.entry.tool.name} timed out after ${timeoutMs} ms.`));
+  };
   const arm = () => {
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timedOut = true;
-      cancellation.abort(new SwitchboardError('TIMEOUT', `${state.entry.tool.name} timed out after ${timeoutMs} ms.`));
-    }, timeoutMs);
+    deadline?.cancel();
+    deadline = deadlines.arm(timeoutMs, expire);
   };
   arm();
   const ctx = state.ctx;
@@ -286,7 +288,7 @@ const execute: Middleware = async (state) => {
       return { ok: false, error: { code: 'CANCELLED', message: 'The call was cancelled by the caller.' } };
     return { ok: false, error: toErrorInfo(err) };
   } finally {
-    clearTimeout(timer);
+    deadline?.cancel();
     detach?.();
   }
 };
