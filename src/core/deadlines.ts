@@ -90,6 +90,7 @@ const MAX_DELAY = 2 ** 31 - 1;
  * try { await work; } finally { d.cancel(); }
  */
 export class Deadlines {
+  /** One queue per duration, kept once made: durations come from configuration, so there are a handful. */
   private readonly queues = new Map<number, Queue>();
 
   /** Call `fire` once `ms` milliseconds from now, unless cancelled first. */
