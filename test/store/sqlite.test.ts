@@ -17,6 +17,36 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 storeContract('sqlite (file)', async () => SqliteStore.open(dbFile()));
 storeContract('sqlite (:memory:)', async () => SqliteStore.open(':memory:'));
 
+/** The two audit records the upgrade tests store the old way, as a query returns them (newest first). */
+const OLD_RECORDS = [
+  {
+    seq: 2,
+    at: '2030-01-02T00:00:00.000Z',
+    principal: 'bob',
+    transport: 'stdio',
+    capability: 'task.fail',
+    input: '{}',
+    outcome: 'error',
+    errorCode: 'CONFLICT',
+    errorMessage: 'two\tparts\nhere',
+    durationMs: 2,
+    requestId: 'r2',
+  },
+  {
+    seq: 1,
+    at: '2030-01-01T00:00:00.000Z',
+    principal: 'alice',
+    transport: 'rest',
+    capability: 'task.create',
+    input: '{"text":"a"}',
+    outcome: 'ok',
+    errorCode: null,
+    errorMessage: null,
+    durationMs: 1.5,
+    requestId: 'r1',
+  },
+];
+
 describe('SqliteStore', () => {
   const open: SqliteStore[] = [];
   const openStore = (file: string) => {
@@ -108,34 +138,7 @@ describe('SqliteStore', () => {
     v2.close();
     const store = openStore(file);
     const records = await store.audit.query();
-    expect(records).toEqual([
-      {
-        seq: 2,
-        at: '2030-01-02T00:00:00.000Z',
-        principal: 'bob',
-        transport: 'stdio',
-        capability: 'task.fail',
-        input: '{}',
-        outcome: 'error',
-        errorCode: 'CONFLICT',
-        errorMessage: 'two\tparts\nhere',
-        durationMs: 2,
-        requestId: 'r2',
-      },
-      {
-        seq: 1,
-        at: '2030-01-01T00:00:00.000Z',
-        principal: 'alice',
-        transport: 'rest',
-        capability: 'task.create',
-        input: '{"text":"a"}',
-        outcome: 'ok',
-        errorCode: null,
-        errorMessage: null,
-        durationMs: 1.5,
-        requestId: 'r1',
-      },
-    ]);
+    expect(records).toEqual(OLD_RECORDS);
     await store.audit.append({ ...records[1], at: '2030-01-03T00:00:00.000Z', requestId: 'r3' });
     expect((await store.audit.query({ limit: 1 }))[0]).toMatchObject({ seq: 3, requestId: 'r3' });
     await store.close();
@@ -149,7 +152,7 @@ describe('SqliteStore', () => {
     // Two records in the line format of schema 3 to 6, as the writer of that time stored them.
     const lines = [
       '2030-01-01T00:00:00.000Z\talice\trest\ttask.create\tok\t\t1.5\tr1\t\t{"text":"a"}',
-      '2030-01-02T00:00:00.000Z\tbob\tstdio\ttask.fail\terror\tCONFLICT\t2\tr2\t"two\\tparts"\t{}',
+      '2030-01-02T00:00:00.000Z\tbob\tstdio\ttask.fail\terror\tCONFLICT\t2\tr2\t"two\\tparts\\nhere"\t{}',
     ];
     v6.prepare('INSERT INTO audit_segments (first_seq, count, at_min, at_max, data) VALUES (?, ?, ?, ?, ?)').run(
       1,
@@ -189,32 +192,7 @@ describe('SqliteStore', () => {
         durationMs: 0.125,
         requestId: 'r3',
       },
-      {
-        seq: 2,
-        at: '2030-01-02T00:00:00.000Z',
-        principal: 'bob',
-        transport: 'stdio',
-        capability: 'task.fail',
-        input: '{}',
-        outcome: 'error',
-        errorCode: 'CONFLICT',
-        errorMessage: 'two\tparts',
-        durationMs: 2,
-        requestId: 'r2',
-      },
-      {
-        seq: 1,
-        at: '2030-01-01T00:00:00.000Z',
-        principal: 'alice',
-        transport: 'rest',
-        capability: 'task.create',
-        input: '{"text":"a"}',
-        outcome: 'ok',
-        errorCode: null,
-        errorMessage: null,
-        durationMs: 1.5,
-        requestId: 'r1',
-      },
+      ...OLD_RECORDS,
     ]);
     const raw = new Database(file, { readonly: true });
     try {
