@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
 import type { ErrorInfo } from '../core/errors.ts';
 import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
-import { AuditBatch, type AuditBatchData, cleanField, decodeSegment, timesBlob } from '../store/audit-segment.ts';
-import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
-import { BATCH_MAX, BATCH_MS } from './batch.ts';
+import { AuditBatch, type AuditBatchData, batchRecords, cleanField } from '../store/audit-segment.ts';
+import type { AuditSink, Store } from '../store/contract.ts';
+import { BATCH_MAX, whenDue } from './batch.ts';
 import { redactedJson } from './redact.ts';
 
 export interface AuditSettings {
@@ -66,7 +66,7 @@ export class AuditWriter {
       outcome.ok ? '' : JSON.stringify(outcome.error.message.slice(0, 1000)),
       redactedJson(state.req.input ?? {}, s.max_input_bytes),
     );
-    this.queued(n);
+    whenDue(n, this.writeNow);
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
@@ -86,14 +86,10 @@ export class AuditWriter {
       JSON.stringify(error.message.slice(0, 1000)),
       redactedJson(req.input ?? {}, s.max_input_bytes),
     );
-    this.queued(n);
+    whenDue(n, this.writeNow);
   };
 
-  /** After a record is added (`n` now queued): written within BATCH_MS, or at once when BATCH_MAX are waiting. */
-  private queued(n: number): void {
-    if (n === 1) setTimeout(() => this.write(), BATCH_MS).unref();
-    else if (n >= BATCH_MAX) this.write();
-  }
+  private readonly writeNow = () => this.write();
 
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
@@ -117,7 +113,7 @@ export class AuditWriter {
 
   /** A store without a sink (in memory) takes whole records. */
   private async append(batch: AuditBatchData): Promise<void> {
-    const records: NewAuditRecord[] = decodeSegment(0, batch.text, timesBlob(batch.times)).map(({ seq, ...r }) => r);
+    const records = batchRecords(batch);
     try {
       await this.store.audit.appendMany(records);
     } catch (err) {

@@ -7,6 +7,16 @@ export const BATCH_MS = 50;
 export const BATCH_MAX = 500;
 
 /**
+ * Call after adding an item, with how many are now queued: schedules `flush` for the first of a batch (in
+ * BATCH_MS) and runs it at once when BATCH_MAX are waiting. For queues that gather in their own shape (the
+ * audit trail's columns); others use BatchQueue.
+ */
+export function whenDue(queued: number, flush: () => void): void {
+  if (queued === 1) setTimeout(flush, BATCH_MS).unref();
+  else if (queued >= BATCH_MAX) flush();
+}
+
+/**
  * Queues items and hands each batch to `write`, in order.
  *
  * @example
@@ -20,10 +30,10 @@ export class BatchQueue<T> {
   constructor(private readonly write: (batch: T[]) => Promise<void> | void) {}
 
   push(item: T): void {
-    const n = this.pending.push(item);
-    if (n === 1) setTimeout(() => void this.flush(), BATCH_MS).unref();
-    else if (n >= BATCH_MAX) void this.flush();
+    whenDue(this.pending.push(item), this.flushSoon);
   }
+
+  private readonly flushSoon = () => void this.flush();
 
   /** Hand everything queued to `write` now. */
   async flush(): Promise<void> {

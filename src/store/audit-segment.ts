@@ -129,7 +129,7 @@ export interface DecodedRecord {
 
 /**
  * Decode a stored segment whose first record has `firstSeq`; records keep their order, so seq = firstSeq + index.
- * With `times` it is a batch as gathered (schema 8 on); without, the line format of schema 3 to 7: one record per
+ * With `times` it is a batch as gathered (schema 7 on); without, the line format of schema 3 to 6: one record per
  * line, `at, principal, transport, capability, outcome, errorCode, durationMs, requestId, errorMessage, input`.
  */
 export function decodeSegment(firstSeq: number, text: string, times?: Uint8Array | null): DecodedRecord[] {
@@ -176,19 +176,18 @@ function decodeBatch(firstSeq: number, text: string, times: Buffer): DecodedReco
   return out;
 }
 
+/** The records of a batch, as appendMany takes them (a store without a sink gets the hub's batches this way). */
+export function batchRecords(batch: AuditBatchData): NewAuditRecord[] {
+  return decodeSegment(0, batch.text, timesBlob(batch.times)).map(({ seq, ...record }) => record);
+}
+
 /** One record per line, as decodeSegment reads it without times (the Redis store keeps records one by one). */
 export function recordLines(batch: AuditBatchData): string[] {
-  const f = batch.text.split('\t');
-  const { times } = batch;
-  const lines = new Array<string>(batch.count);
-  for (let i = 0; i < batch.count; i++) {
-    const k = 7 * i;
-    const code = f[k + 3];
-    lines[i] =
-      `${isoTime(times[2 * i])}\t${f[k]}\t${f[k + 1]}\t${f[k + 2]}\t${code === '' ? 'ok' : 'error'}\t${code}\t` +
-      `${times[2 * i + 1]}\t${f[k + 4]}\t${f[k + 5]}\t${f[k + 6]}`;
-  }
-  return lines;
+  return batchRecords(batch).map(
+    (r) =>
+      `${r.at}\t${r.principal}\t${r.transport}\t${r.capability}\t${r.outcome}\t${r.errorCode ?? ''}\t${r.durationMs}\t` +
+      `${r.requestId}\t${r.errorMessage === null ? '' : JSON.stringify(r.errorMessage)}\t${r.input}`,
+  );
 }
 
 /** SQL that appends one segment, taking its seq range from the counter (the same in both connections). */
