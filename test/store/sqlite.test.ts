@@ -164,36 +164,21 @@ describe('SqliteStore', () => {
     v6.prepare('UPDATE audit_seq SET next = 3 WHERE id = 1').run();
     v6.close();
     const store = openStore(file);
-    await store.audit.appendMany([
-      {
-        at: '2030-01-03T00:00:00.250Z',
-        principal: 'carol',
-        transport: 'http',
-        capability: 'demo.x',
-        input: '{"q":"é€😀"}',
-        outcome: 'error',
-        errorCode: 'TIMEOUT',
-        errorMessage: 'slow\nreally',
-        durationMs: 0.125,
-        requestId: 'r3',
-      },
-    ]);
-    expect(await store.audit.query()).toEqual([
-      {
-        seq: 3,
-        at: '2030-01-03T00:00:00.250Z',
-        principal: 'carol',
-        transport: 'http',
-        capability: 'demo.x',
-        input: '{"q":"é€😀"}',
-        outcome: 'error',
-        errorCode: 'TIMEOUT',
-        errorMessage: 'slow\nreally',
-        durationMs: 0.125,
-        requestId: 'r3',
-      },
-      ...OLD_RECORDS,
-    ]);
+    // A new record, with text that needs escaping, written in the batch format.
+    const carol = {
+      at: '2030-01-03T00:00:00.250Z',
+      principal: 'carol',
+      transport: 'http',
+      capability: 'demo.x',
+      input: '{"q":"é€😀"}',
+      outcome: 'error',
+      errorCode: 'TIMEOUT',
+      errorMessage: 'slow\nreally',
+      durationMs: 0.125,
+      requestId: 'r3',
+    } as const;
+    await store.audit.appendMany([carol]);
+    expect(await store.audit.query()).toEqual([{ seq: 3, ...carol }, ...OLD_RECORDS]);
     const raw = new Database(file, { readonly: true });
     try {
       expect(
