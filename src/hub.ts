@@ -172,7 +172,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   if (!policyOn)
     logger.warn('SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only)');
   pipeline.observe((state, outcome) => {
-    const ms = performance.now() - state.startedAt;
+    const ms = state.durationMs;
     if (policyOn) {
       metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
       prom.finished(

@@ -52,7 +52,7 @@ export class AuditWriter {
   readonly observe = (state: CallState, outcome: Outcome): void => {
     const s = this.settings();
     if (!s.enabled) return;
-    const durationMs = performance.now() - state.startedAt;
+    const durationMs = state.durationMs;
     const n = this.batch.add(
       Date.now() - durationMs,
       Math.round(durationMs * 1000) / 1000,

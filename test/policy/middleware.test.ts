@@ -217,6 +217,25 @@ describe('audit', () => {
     });
   });
 
+  it('records when a call started and how long it took, as the metrics do', async () => {
+    hub = await testHub();
+    addFixtures(hub);
+    const before = Date.now();
+    await hub.call('p.sleep', { ms: 40 }, alice);
+    const after = Date.now();
+    await new Promise((r) => setTimeout(r, 20));
+    const [record] = (await hub.services.store.audit.query({})).filter((r) => r.capability === 'p.sleep');
+    expect(record.durationMs).toBeGreaterThanOrEqual(35);
+    expect(record.durationMs).toBeLessThanOrEqual(after - before + 1);
+    // The start, not the end: within the call's window, at least its duration before it ended.
+    const at = Date.parse(record.at);
+    expect(at).toBeGreaterThanOrEqual(before - 1);
+    expect(at + record.durationMs).toBeLessThanOrEqual(after + 1);
+    const metrics = hub.services.metrics.snapshot()['p.sleep'];
+    expect(metrics.latencyMs.max).toBeGreaterThanOrEqual(35);
+    expect(metrics.latencyMs.max).toBe(Math.round(record.durationMs * 1000) / 1000);
+  });
+
   it('can be switched off', async () => {
     hub = await testHub({ cwd: project('[audit]\nenabled = false\n') });
     addFixtures(hub);
