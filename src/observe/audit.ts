@@ -8,7 +8,7 @@ import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
 import { AuditBatch, type AuditBatchData, batchRecords, cleanField } from '../store/audit-segment.ts';
 import type { AuditSink, Store } from '../store/contract.ts';
-import { BATCH_MAX, whenDue } from './batch.ts';
+import { BATCH_MAX, FlushTimer } from './batch.ts';
 import { redactedJson } from './redact.ts';
 
 export interface AuditSettings {
@@ -30,6 +30,7 @@ export class AuditWriter {
    */
   private sinkOrNone: AuditSink | undefined | null = null;
   private closed = false;
+  private readonly due = new FlushTimer(() => this.write());
 
   constructor(
     private readonly store: Store,
@@ -66,7 +67,7 @@ export class AuditWriter {
       outcome.ok ? '' : JSON.stringify(outcome.error.message.slice(0, 1000)),
       redactedJson(state.req.input ?? {}, s.max_input_bytes),
     );
-    whenDue(n, this.writeNow);
+    this.due.added(n);
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
@@ -86,10 +87,8 @@ export class AuditWriter {
       JSON.stringify(error.message.slice(0, 1000)),
       redactedJson(req.input ?? {}, s.max_input_bytes),
     );
-    whenDue(n, this.writeNow);
+    this.due.added(n);
   };
-
-  private readonly writeNow = () => this.write();
 
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
@@ -101,6 +100,7 @@ export class AuditWriter {
 
   /** Hand what is queued to the store; with the off-thread writer, without waiting for it. */
   private write(): void {
+    this.due.written();
     if (this.batch.count === 0) return;
     const batch = this.batch.data();
     this.batch = new AuditBatch(BATCH_MAX);

@@ -1,5 +1,5 @@
-// One batching queue for records bound for the store (hub events, audit records): written at most
-// BATCH_MS after the first one is queued, or at once when BATCH_MAX are waiting — few, big writes.
+// One batching rule for records bound for the store (hub events, audit records): written at most BATCH_MS after
+// the first one is queued, or at once when BATCH_MAX are waiting — few, big writes.
 
 /** Records reach the store within this many ms of being queued… */
 export const BATCH_MS = 50;
@@ -7,13 +7,31 @@ export const BATCH_MS = 50;
 export const BATCH_MAX = 500;
 
 /**
- * Call after adding an item, with how many are now queued: schedules `flush` for the first of a batch (in
- * BATCH_MS) and runs it at once when BATCH_MAX are waiting. For queues that gather in their own shape (the
- * audit trail's columns); others use BatchQueue.
+ * When a queue is due: BATCH_MS after its first item, or at once when BATCH_MAX are waiting. One per queue, which
+ * calls `added` after adding an item and `written` whenever it hands a batch over, however it came to (full, timer,
+ * or an explicit flush): a batch written early must not leave its timer behind, or that timer would cut a later
+ * batch short — under load, every batch (measured: 241 records on average instead of 500, BENCHMARKS.md).
  */
-export function whenDue(queued: number, flush: () => void): void {
-  if (queued === 1) setTimeout(flush, BATCH_MS).unref();
-  else if (queued >= BATCH_MAX) flush();
+export class FlushTimer {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly flush: () => void) {}
+
+  /** After adding an item, with how many are now queued. */
+  added(queued: number): void {
+    if (queued >= BATCH_MAX) this.flush();
+    else if (queued === 1 && !this.timer) {
+      this.timer = setTimeout(this.flush, BATCH_MS);
+      this.timer.unref();
+    }
+  }
+
+  /** The queue handed its batch over: the next one gets a timer of its own. */
+  written(): void {
+    if (this.timer === undefined) return;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 }
 
 /**
@@ -26,17 +44,17 @@ export function whenDue(queued: number, flush: () => void): void {
  */
 export class BatchQueue<T> {
   private pending: T[] = [];
+  private readonly due = new FlushTimer(() => void this.flush());
 
   constructor(private readonly write: (batch: T[]) => Promise<void> | void) {}
 
   push(item: T): void {
-    whenDue(this.pending.push(item), this.flushSoon);
+    this.due.added(this.pending.push(item));
   }
-
-  private readonly flushSoon = () => void this.flush();
 
   /** Hand everything queued to `write` now. */
   async flush(): Promise<void> {
+    this.due.written();
     const batch = this.pending;
     this.pending = [];
     if (batch.length) await this.write(batch);
