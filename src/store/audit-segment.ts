@@ -25,9 +25,10 @@ export interface AuditBatchData {
 }
 
 /**
- * Audit records gathered on the hot path, in columns: two numbers in a typed array and the seven text fields, joined
- * by tabs, in one array. Nothing is formatted per record — turning times and durations into text was the dearest part of
- * recording a call, for the event loop and for the writer thread alike — so a batch is stored as it is gathered.
+ * Audit records gathered on the hot path, in columns: two numbers in a typed array and the seven text fields,
+ * joined by tabs, in one array. Nothing is formatted per record — turning times and durations into text was the
+ * dearest part of recording a call, for the event loop and for the writer thread alike — so a batch is stored as it
+ * is gathered.
  */
 export class AuditBatch {
   count = 0;

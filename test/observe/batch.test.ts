@@ -81,7 +81,7 @@ describe('AuditWriter batches', () => {
     return { audit, batches, call };
   }
 
-  it('keeps full batches full under load: a batch written at BATCH_MAX does not leave its timer to cut the next', async () => {
+  it('keeps batches full under load: one written at BATCH_MAX leaves no timer to cut the next short', async () => {
     const { audit, batches, call } = writer();
     // 2.5 batches' worth every 10 ms (a quarter of a million calls per second), for 200 ms.
     for (let tick = 0; tick < 20; tick++) {
