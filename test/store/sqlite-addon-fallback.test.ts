@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
+import { auditRecord } from '../helpers/audit.ts';
 
 const lookedUp = vi.hoisted(() => ({ count: 0 }));
 vi.mock('../../src/store/sqlite-addon.ts', () => ({
@@ -30,22 +31,7 @@ describe('SqliteStore without a known addon path', () => {
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
     if (!sink) throw new Error('a file store must offer an audit sink');
-    sink.write(
-      AuditBatch.of([
-        {
-          at: new Date().toISOString(),
-          principal: 'p',
-          transport: 'stdio',
-          capability: 'demo.x',
-          input: '{}',
-          outcome: 'ok',
-          errorCode: null,
-          errorMessage: null,
-          durationMs: 1,
-          requestId: 'r1',
-        },
-      ]),
-    );
+    sink.write(AuditBatch.of([auditRecord(1)]));
     await sink.flush();
     expect(errors).toEqual([]);
     expect((await store.audit.query({})).map((r) => r.requestId)).toEqual(['r1']);

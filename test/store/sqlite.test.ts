@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AuditBatch } from '../../src/store/audit-segment.ts';
 import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
+import { auditRecord } from '../helpers/audit.ts';
 import { storeContract } from './contract.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'switchboard-sqlite-'));
@@ -269,18 +270,7 @@ describe('SqliteStore', () => {
   it('refuses to rewrite an audit record, even with raw SQL', async () => {
     const file = dbFile();
     const store = openStore(file);
-    await store.audit.append({
-      at: '2030-01-01T00:00:00.000Z',
-      principal: 'alice',
-      transport: 'cli',
-      capability: 'task.create',
-      input: '{}',
-      outcome: 'ok',
-      errorCode: null,
-      errorMessage: null,
-      durationMs: 1,
-      requestId: 'r1',
-    });
+    await store.audit.append(auditRecord(1, { principal: 'alice' }));
     const raw = new Database(file);
     try {
       expect(() => raw.prepare(`UPDATE audit_segments SET data = replace(data, 'alice', 'mallory')`).run()).toThrow(
@@ -397,18 +387,7 @@ describe('SqliteStore audit sink (worker thread)', () => {
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
     expect(sink).toBeDefined();
-    const record = (i: number) => ({
-      at: new Date(1_800_000_000_000 + i).toISOString(),
-      principal: 'p',
-      transport: 'stdio',
-      capability: 'demo.x',
-      input: `{"i":${i}}`,
-      outcome: 'ok' as const,
-      errorCode: null,
-      errorMessage: null,
-      durationMs: 1,
-      requestId: `r${i}`,
-    });
+    const record = (i: number) => auditRecord(i, { input: `{"i":${i}}` });
     sink!.write(AuditBatch.of(Array.from({ length: 300 }, (_, i) => record(i))));
     sink!.write(
       AuditBatch.of([
@@ -469,20 +448,8 @@ describe('SqliteStore audit sink under write contention', () => {
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
     if (!sink) throw new Error('a file store must offer an audit sink');
-    const record = (i: number) => ({
-      at: new Date(1_800_000_000_000 + i).toISOString(),
-      principal: 'p',
-      transport: 'stdio',
-      capability: 'demo.x',
-      input: '{}',
-      outcome: 'ok' as const,
-      errorCode: null,
-      errorMessage: null,
-      durationMs: 1,
-      requestId: `r${i}`,
-    });
     for (let round = 0; round < 60; round++) {
-      sink.write(AuditBatch.of(Array.from({ length: 20 }, (_, i) => record(round * 20 + i))));
+      sink.write(AuditBatch.of(Array.from({ length: 20 }, (_, i) => auditRecord(round * 20 + i))));
       await store.events.appendMany([
         { type: 'test.a', at: new Date().toISOString() },
         { type: 'test.b', at: new Date().toISOString() },
@@ -510,18 +477,7 @@ describe('SqliteStore audit sink with large and multi-byte batches', () => {
     if (!sink) throw new Error('a file store must offer an audit sink');
     // Multi-byte text (2-, 3- and 4-byte UTF-8) makes every frame's byte length differ from its character count.
     const text = (i: number, size: number) => `é€😀${i}`.padEnd(size, 'ß');
-    const record = (i: number, size: number) => ({
-      at: new Date(1_800_000_000_000 + i).toISOString(),
-      principal: 'p',
-      transport: 'stdio',
-      capability: 'demo.x',
-      input: JSON.stringify({ t: text(i, size) }),
-      outcome: 'ok' as const,
-      errorCode: null,
-      errorMessage: null,
-      durationMs: 1,
-      requestId: `r${i}`,
-    });
+    const record = (i: number, size: number) => auditRecord(i, { input: JSON.stringify({ t: text(i, size) }) });
     let next = 0;
     const batch = (n: number, size: number) => Array.from({ length: n }, () => record(next++, size));
     // ~6 MB handed over without waiting, so the writer falls behind; big, tiny and single-record batches mixed.
