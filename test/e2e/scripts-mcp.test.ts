@@ -4,9 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, childEnv, type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { connectStdio, type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { alive } from '../helpers/proc.ts';
 import { projectScripts } from '../sources/scripts/helpers.ts';
 
@@ -32,14 +31,7 @@ describe('scripts over stdio', () => {
   const dir = scriptProject();
 
   beforeAll(async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, '--cwd', dir, 'serve'],
-      env: childEnv(dir),
-      stderr: 'pipe',
-    });
-    client = new Client({ name: 'e2e-scripts', version: '1.0.0' });
-    await client.connect(transport);
+    ({ client } = await connectStdio(dir, 'e2e-scripts'));
   });
   afterAll(async () => {
     await client?.close();
@@ -123,17 +115,7 @@ describe('a stdio Switchboard killed in the middle of a run', () => {
       'compiled/tally.mjs':
         "import { auto, llm } from 'switchboard';\nexport default function* () { yield auto('echo one >> tally.log'); yield llm('first?'); yield auto('echo two >> tally.log'); yield llm('second?'); }\n",
     });
-    const connect = async () => {
-      const transport = new StdioClientTransport({
-        command: process.execPath,
-        args: [BIN, '--cwd', dir, 'serve'],
-        env: childEnv(dir),
-        stderr: 'pipe',
-      });
-      const client = new Client({ name: 'e2e-crash', version: '1.0.0' });
-      await client.connect(transport);
-      return { client, transport };
-    };
+    const connect = () => connectStdio(dir, 'e2e-crash');
     const first = await connect();
     const started = await first.client.callTool({ name: 'script__start', arguments: { name: 'tally' } });
     expect(started.structuredContent).toMatchObject({ state: 'llm' });

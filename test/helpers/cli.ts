@@ -3,6 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { watchServer } from './banner.mjs';
 
 export const ROOT = resolve(import.meta.dirname, '../..');
@@ -106,4 +108,20 @@ export async function startHttpServer(
       await exited;
     },
   };
+}
+
+/** The official SDK client connected to `switchboard serve` over stdio in `dir` (the transport gives the pid). */
+export async function connectStdio(
+  dir: string,
+  name = 'e2e',
+): Promise<{ client: Client; transport: StdioClientTransport }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, '--cwd', dir, 'serve'],
+    env: childEnv(dir),
+    stderr: 'pipe',
+  });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport };
 }

@@ -1,16 +1,20 @@
-// Runs auto steps: the executor hands each one to an AutoRunner, which either runs it for real (shell commands
-// through core/process in their own process group, functions in-process) or replays a recorded result.
+// Runs auto steps: the executor hands each one to an AutoRunner, which either runs it for real (commands through
+// core/process in their own process group, functions in-process) or replays a recorded result.
 import { runCommand } from '../../core/process.ts';
 import type { AutoFunction } from './steps.ts';
 
-/** What identifies an auto step in journals and cassettes (a function is named, its arguments kept). */
-export interface AutoInputs {
-  action_type: 'shell' | 'call';
-  /** The command, or the function's name. */
-  action: string;
+/**
+ * What identifies an auto step in journals and cassettes: a shell command line, a program with its arguments
+ * (`argv`, added later: older recordings hold only `shell` and `call`), or a function by name with its arguments.
+ */
+export type AutoInputs = (
+  | { action_type: 'shell'; action: string }
+  | { action_type: 'argv'; action: string[] }
+  | { action_type: 'call'; action: string }
+) & {
   context: Record<string, unknown>;
   kwargs: Record<string, unknown>;
-}
+};
 
 /** An auto step's recorded result. `exception` means it threw (or could not run): the script falls back. */
 export type AutoOutcome =
@@ -41,14 +45,19 @@ export interface LiveRunnerOptions {
   maxOutputBytes: number;
 }
 
-/** Runs steps for real. A shell step is `sh -c <command>` in the working directory, in its own process group. */
+/**
+ * Runs steps for real. A command runs in the working directory, in its own process group: an argv step as the
+ * program with its arguments, a shell step as `sh -c <command>`.
+ */
 export class LiveRunner implements AutoRunner {
   constructor(private readonly opts: LiveRunnerOptions) {}
 
   async run(req: AutoRequest): Promise<AutoOutcome> {
-    if (req.inputs.action_type === 'shell') {
+    if (req.inputs.action_type !== 'call') {
+      const [program, ...args] =
+        req.inputs.action_type === 'argv' ? req.inputs.action : ['sh', '-c', req.inputs.action];
       try {
-        const r = await runCommand('sh', ['-c', req.inputs.action], {
+        const r = await runCommand(program, args, {
           signal: req.signal,
           cwd: req.workingDir,
           env: this.opts.env,

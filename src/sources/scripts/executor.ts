@@ -6,7 +6,7 @@ import type { AutoInputs, AutoOutcome, AutoRunner } from './auto-runner.ts';
 import { loadCompiled, startGenerator } from './compiled.ts';
 import { loadNl } from './nl.ts';
 import { type ResolvedScript, resolveScript, type ScriptRoots } from './resolve.ts';
-import { type AutoStep, type CallScriptStep, isStep, type LlmStep, type Step } from './steps.ts';
+import { type AutoStep, autoLabel, type CallScriptStep, isStep, type LlmStep, type Step } from './steps.ts';
 
 interface FrameBase {
   script: ResolvedScript;
@@ -99,18 +99,19 @@ function jsonOf(value: Record<string, unknown> | undefined): Record<string, unkn
 }
 
 export function autoInputs(step: AutoStep): AutoInputs {
-  if (typeof step.action === 'string')
-    return { action_type: 'shell', action: step.action, context: jsonOf(step.context), kwargs: {} };
+  const context = jsonOf(step.context);
+  if (typeof step.action === 'string') return { action_type: 'shell', action: step.action, context, kwargs: {} };
+  if (typeof step.action !== 'function') return { action_type: 'argv', action: [...step.action], context, kwargs: {} };
   return {
     action_type: 'call',
     action: step.action.name || 'anonymous',
-    context: jsonOf(step.context),
+    context,
     kwargs: jsonOf('args' in step ? step.args : undefined),
   };
 }
 
 function describeAuto(step: AutoStep): string {
-  return typeof step.action === 'string' ? `\`${step.action}\`` : `\`${step.action.name || 'anonymous'}(…)\``;
+  return `\`${autoLabel(step)}\``;
 }
 
 export class Executor {
@@ -370,7 +371,7 @@ export class Executor {
         output,
       });
       if (!ok) {
-        frame.shellFailure = { command: step.action as string, exit_code: outcome.exit_code, output: outcome.output };
+        frame.shellFailure = { command: autoLabel(step), exit_code: outcome.exit_code, output: outcome.output };
         return;
       }
       this.resume(frame, { success: true, exit_code: 0, output: outcome.output });

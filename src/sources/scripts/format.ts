@@ -1,6 +1,7 @@
 // Answers of the script tools: the steps executed since the last answer (each with its own indented `<output>`
 // block), then the pending step with its stack and expected outputs, and the tool to call next.
 import { type ExecutedStep, type Executor, type Pending, SHELL_FAILURE_EXPECTS } from './executor.ts';
+import { autoLabel } from './steps.ts';
 
 export type AnswerState = 'finished' | 'idle' | 'running' | Exclude<Pending['kind'], 'none'>;
 
@@ -93,7 +94,7 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
       parts.push(
         `### Interrupted step: \`${trace}\``,
         '',
-        `Switchboard stopped while this auto step ran: \`${typeof p.step.action === 'string' ? p.step.action : p.step.action.name}\`. Its result was never recorded.`,
+        `Switchboard stopped while this auto step ran: \`${autoLabel(p.step)}\`. Its result was never recorded.`,
         '',
         `Call \`${TOOL_CONTINUE}\` with \`{"outputs": {}}\` to run it again and go on.`,
       );

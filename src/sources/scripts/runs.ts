@@ -13,6 +13,7 @@ import type { Answer } from './format.ts';
 import { ReplayCursor, ReplayMismatch, ReplayRunner, replayEvents } from './replay.ts';
 import type { ScriptRoots } from './resolve.ts';
 import { type RunTool, ScriptSession } from './session.ts';
+import { autoLabel } from './steps.ts';
 
 export interface RunsOptions {
   store: Store;
@@ -301,10 +302,7 @@ export class ScriptRuns {
     const ex = run.session.executor;
     const top = ex.stack.at(-1);
     const step = top?.kind === 'compiled' ? top.step : undefined;
-    const doing =
-      step?.__switchboardStep === 'auto'
-        ? `the auto step \`${typeof step.action === 'string' ? step.action : step.action.name || 'anonymous'}\``
-        : 'its steps';
+    const doing = step?.__switchboardStep === 'auto' ? `the auto step \`${autoLabel(step)}\`` : 'its steps';
     return {
       text: `Stack: \`${ex.trace()}\`\n\nAnother call is running this script now (${doing}). Its answer will say what comes next; ask again after it returns.`,
       state: 'running',

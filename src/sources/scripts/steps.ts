@@ -16,9 +16,17 @@ export interface AutoFunctionContext {
 
 export type AutoFunction = (args: any, ctx: AutoFunctionContext) => unknown | Promise<unknown>;
 
+/** A command line run by `sh -c`: for constant commands that need the shell (pipes, `||`, globs). */
 export interface AutoShellStep {
   readonly __switchboardStep: 'auto';
   readonly action: string;
+  readonly context: StepContext;
+}
+
+/** A program and its arguments, run without a shell: for any command that carries a value (a path, input, output). */
+export interface AutoArgvStep {
+  readonly __switchboardStep: 'auto';
+  readonly action: readonly string[];
   readonly context: StepContext;
 }
 
@@ -29,7 +37,7 @@ export interface AutoCallStep {
   readonly context: StepContext;
 }
 
-export type AutoStep = AutoShellStep | AutoCallStep;
+export type AutoStep = AutoShellStep | AutoArgvStep | AutoCallStep;
 
 export interface LlmStep {
   readonly __switchboardStep: 'llm';
@@ -49,7 +57,7 @@ export interface CallScriptStep {
 
 export type Step = AutoStep | LlmStep | CallScriptStep;
 
-/** Result of a shell auto step. A non-zero exit first goes to the agent, whose verdict sets `success`. */
+/** Result of a command auto step (shell or argv). A non-zero exit first goes to the agent, whose verdict sets `success`. */
 export interface ShellResult {
   success: boolean;
   exit_code: number;
@@ -78,22 +86,50 @@ export interface CallScriptResult {
 }
 
 /**
- * A step that runs by itself: a shell command (run with `sh -c` in the script's working directory) or a function.
+ * A step that runs by itself: a program with its arguments (an array, run without a shell), a shell command (a
+ * string, run with `sh -c`), or a function; commands run in the script's working directory. Put every value that
+ * comes from outside the script's own text (arguments, paths, outputs, the model's answers) in an array: a
+ * shell string built from one runs whatever the value says.
  *
  * @example
- * const r = yield auto('git status --short', { why: 'see what changed' });       // ShellResult
- * const v = yield auto(async ({ n }) => n * 2, { n: 21 }, { why: 'double it' }); // CallResult, v.value === 42
+ * const d = yield auto(['git', 'diff', '--staged'], { why: 'the staged changes' }); // ShellResult
+ * yield auto(['git', 'tag', `v${version}`]);                                        // no quoting needed
+ * const r = yield auto('git status --short | wc -l', { why: 'count changes' });     // constant: the shell is fine
+ * const v = yield auto(async ({ n }) => n * 2, { n: 21 }, { why: 'double it' });    // CallResult, v.value === 42
  */
+export function auto(argv: readonly string[], context?: StepContext): AutoArgvStep;
 export function auto(command: string, context?: StepContext): AutoShellStep;
 export function auto(fn: AutoFunction, args?: Record<string, unknown>, context?: StepContext): AutoCallStep;
 export function auto(
-  action: string | AutoFunction,
+  action: string | readonly string[] | AutoFunction,
   argsOrContext: Record<string, unknown> = {},
   context: StepContext = {},
 ): AutoStep {
   if (typeof action === 'string') return { __switchboardStep: 'auto', action, context: argsOrContext };
-  if (typeof action !== 'function') throw new TypeError('auto(action) expects a shell command string or a function.');
+  if (Array.isArray(action)) {
+    if (action.length === 0 || !action.every((a) => typeof a === 'string'))
+      throw new TypeError(
+        `auto(argv) expects a non-empty array of strings (the program, then its arguments), got ${JSON.stringify(action)}.`,
+      );
+    return { __switchboardStep: 'auto', action: [...action], context: argsOrContext };
+  }
+  if (typeof action !== 'function')
+    throw new TypeError(
+      'auto(action) expects an array of strings (program and arguments), a shell command string or a function.',
+    );
   return { __switchboardStep: 'auto', action, args: argsOrContext, context };
+}
+
+/** How an auto step is shown to the agent: the command line (an argv quoted as a shell would need), or `name(…)`. */
+export function autoLabel(step: AutoStep): string {
+  if (typeof step.action === 'string') return step.action;
+  if (typeof step.action === 'function') return `${step.action.name || 'anonymous'}(…)`;
+  return step.action.map(shellWord).join(' ');
+}
+
+/** One argument as a POSIX shell would read it back: bare when safe, else single-quoted. Display only. */
+function shellWord(arg: string): string {
+  return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replaceAll("'", "'\\''")}'`;
 }
 
 /**

@@ -163,6 +163,51 @@ describe('running a compiled script', () => {
     expect(yielded.text).toContain('The script yielded number, not a step made with auto(), llm() or callScript().');
   });
 
+  it('runs an argv step without a shell: each argument reaches the program as given, shown quoted', async () => {
+    projectScripts(hub.dir, {
+      'nl/argv.md': nl('argv'),
+      'compiled/argv.mjs': `${imports}export default function* (request) {
+        const r = yield auto(['printf', '%s|', 'a b', request, "it's"]);
+        yield auto(['sh', '-c', 'exit 4']);
+        yield llm('after ' + r.output);
+      }`,
+    });
+    const a = await tool(hub, 'script.start', { name: 'argv', arguments: '$(touch PWNED)' });
+    expect(a.text).toContain(
+      "- `argv[0]`: ✓ `printf '%s|' 'a b' '$(touch PWNED)' 'it'\\''s'`\n\n  <output>\n  a b|$(touch PWNED)|it's|\n",
+    );
+    expect(existsSync(join(hub.dir, 'PWNED'))).toBe(false);
+    // A failing argv command is handed to the agent like a failing shell command.
+    expect(a.state).toBe('shell_failure');
+    expect(a.text).toContain("The command `sh -c 'exit 4'` exited with code 4.");
+    const b = await tool(hub, 'script.continue_compiled_script', { outputs: { success: true } });
+    expect(b.text).toContain("after a b|$(touch PWNED)|it's|");
+  });
+
+  it('falls back with what auto() expects when an argv step is empty or holds a non-string, or its program is missing', async () => {
+    projectScripts(hub.dir, {
+      'nl/empty.md': nl('empty'),
+      'compiled/empty.mjs': `${imports}export default function* () { yield auto([]); }`,
+      'nl/numbers.md': nl('numbers'),
+      'compiled/numbers.mjs': `${imports}export default function* () { yield auto(['echo', 42]); }`,
+      'nl/missing.md': nl('missing'),
+      'compiled/missing.mjs': `${imports}export default function* () { yield auto(['no-such-program-xyz', 'a']); }`,
+    });
+    const expected = 'auto(argv) expects a non-empty array of strings (the program, then its arguments)';
+    const empty = await tool(hub, 'script.start', { name: 'empty' });
+    expect(empty).toMatchObject({ state: 'fallback' });
+    expect(empty.text).toContain(`${expected}, got [].`);
+    await tool(hub, 'script.finish_nl_script');
+    const numbers = await tool(hub, 'script.start', { name: 'numbers' });
+    expect(numbers.text).toContain(`${expected}, got ["echo",42].`);
+    await tool(hub, 'script.finish_nl_script');
+    const missing = await tool(hub, 'script.start', { name: 'missing' });
+    expect(missing).toMatchObject({ state: 'fallback' });
+    expect(missing.text).toContain(
+      "- `missing[0]`: ✗ `no-such-program-xyz a` raised Could not run 'no-such-program-xyz'",
+    );
+  });
+
   it('runs auto steps in working_dir but resolves scripts from the project', async () => {
     const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'switchboard-wd-')));
     try {

@@ -2,8 +2,8 @@
 import { auto, callScript, llm } from 'switchboard';
 
 export default function* nested() {
-  yield auto('echo nested: start', { why: 'mark the start' });
+  yield auto(['echo', 'nested:', 'start'], { why: 'mark the start' });
   yield callScript('test:random');
   yield llm('Summarise in one sentence what test:random did.', { expects: { summary: 'one sentence' } });
-  yield auto('echo nested: done', { why: 'mark the end' });
+  yield auto(['echo', 'nested:', 'done'], { why: 'mark the end' });
 }

@@ -2,9 +2,10 @@
 import { auto, llm } from 'switchboard';
 
 export default function* random() {
-  const picked = yield auto('shuf -i 1-100 -n 1', { why: 'pick a random number' });
+  const picked = yield auto(['shuf', '-i', '1-100', '-n', '1'], { why: 'pick a random number' });
   const n = Number(picked.output.trim());
-  const doubled = yield auto(`echo $((${n} * 2))`, { why: 'double it' });
+  // A value from a step goes in an argument, never into a shell string.
+  const doubled = yield auto(['echo', String(n * 2)], { why: 'double it' });
   yield llm(
     `The number ${n} doubled is ${doubled.output.trim()}. Say whether the doubled number is even or odd, and why.`,
     {
