@@ -1,28 +1,57 @@
 // Redaction for anything that leaves the process as a record (audit, logs): keys that look like secrets
 // are masked, and the serialised input is capped in size.
 
-// Matched against the key in snake_case (apiKey → api_key): a secret-like last word, so `author`, `max_tokens`
-// and `session_id` stay readable while `password`, `github_token`, `x-api-key` and `Authorization` are masked.
-const SECRET_KEY =
-  /(^|_)(password|passwd|pass|passphrase|secret|secrets|token|api_key|apikey|access_key|private_key|authorization|auth|credential|credentials|cookie|set_cookie|bearer|client_secret|session_token)$/;
+// A key is secret when one of its words says so, wherever the word stands: the key is split into lower-case words
+// at camelCase humps, acronyms, digits and any other character (`dbPasswordHash` → db password hash,
+// `X-API-Key` → x api key, `JWTSecret` → jwt secret). Whole words only, so `author`, `tokenizer` and `session_id`
+// stay readable. The rule and its exceptions are listed in docs/security.md ("Secrets in logs, audit and events").
 
-/** Keys repeat (every call of a tool has the same ones): remember the verdict, up to a bound. */
+/**
+ * A secret word, or a run-together word ending in one (`accesstoken`, `dbpassword`, `oauth`). `tokens` is not
+ * one: in model APIs it counts (`max_tokens`, `input_tokens`).
+ */
+const SECRET_WORD =
+  /(token|secrets?|passwords?|passwd|passphrase|apikey|accesskey|secretkey|privatekey|auth|authorization|credentials?|cookies?|bearer)$/;
+
+/**
+ * Words that are secret only after a word saying what kind: `api_key`, `private_key`, `refresh_tokens`, but not
+ * `key`, `sort_key` or `max_tokens`.
+ */
+const QUALIFIED_WORD = /^(key|keys|tokens)$/;
+const QUALIFIER = /^(api|access|refresh|private|secret|signing|encryption|session|master|bearer)$/;
+
+/** Verdicts per key: keys repeat (every call of a tool has the same ones), so remember them, up to a bound. */
 const verdicts = new Map<string, boolean>();
 
 function isSecretKey(key: string): boolean {
   const known = verdicts.get(key);
   if (known !== undefined) return known;
-  const secret = SECRET_KEY.test(toSnake(key));
+  const secret = hasSecretWord(keyWords(key));
   if (verdicts.size < 10_000) verdicts.set(key, secret);
   return secret;
 }
 
-function toSnake(key: string): string {
+/** The lower-case words of a key in any case style: camelCase, PascalCase, snake_case, kebab-case, UPPER_CASE. */
+function keyWords(key: string): string[] {
   return key
-    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
-    .replace(/[^A-Za-z0-9]+/g, '_')
-    .toLowerCase();
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([A-Za-z])([0-9])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
+
+function hasSecretWord(words: string[]): boolean {
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (SECRET_WORD.test(word)) return true;
+    if (i > 0 && QUALIFIED_WORD.test(word) && QUALIFIER.test(words[i - 1])) return true;
+  }
+  // `pass` is a secret only as the last word (`db_pass`); before another it is a verb or a count (`pass_rate`).
+  return words.at(-1) === 'pass';
+}
+
 export const REDACTED = '[redacted]';
 
 /** Deep-copy `value` with the values of secret-looking keys replaced; cycles and depth are bounded. */

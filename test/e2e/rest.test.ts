@@ -1,6 +1,7 @@
 // End-to-end: the REST face of `serve --http` — tools, OpenAPI, status codes from the error table, SSE events.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { eventAfter } from '../helpers/sse.ts';
 
 let server: HttpServerProcess;
 beforeAll(async () => {
@@ -92,28 +93,18 @@ describe('REST', () => {
   });
 
   it('streams call events over SSE', async () => {
-    const controller = new AbortController();
-    const res = await fetch(`${server.url}/v1/events`, { signal: controller.signal });
-    expect(res.headers.get('content-type')).toContain('text/event-stream');
-    const reader = res.body!.getReader();
-    await call('fixture__echo', { text: 'event me', password: 'hunter2' });
-    let text = '';
-    const deadline = Date.now() + 5_000;
-    while (!text.includes('event me') && Date.now() < deadline) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      text += new TextDecoder().decode(value);
-    }
-    controller.abort();
-    const frame = text.split('\n\n').find((f) => f.includes('event me'))!;
-    const data = JSON.parse(
-      frame
-        .split('\n')
-        .find((l) => l.startsWith('data: '))!
-        .slice(6),
+    const { event, text } = await eventAfter(
+      `${server.url}/v1/events`,
+      () => call('fixture__echo', { text: 'event me', password: 'hunter2' }),
+      (e) => e.type === 'call' && e.output?.text === 'event me',
     );
-    expect(data).toMatchObject({ type: 'call', name: 'fixture.echo', transport: 'rest', output: { text: 'event me' } });
-    expect(data.input).toEqual({ text: 'event me', password: '[redacted]' });
+    expect(event).toMatchObject({
+      type: 'call',
+      name: 'fixture.echo',
+      transport: 'rest',
+      output: { text: 'event me' },
+    });
+    expect(event.input).toEqual({ text: 'event me', password: '[redacted]' });
     expect(text).not.toContain('hunter2');
   });
 });

@@ -1,6 +1,7 @@
 // Redaction: secret-looking keys are masked at any depth and records are capped in size.
 import { describe, expect, it } from 'vitest';
 import { REDACTED, redact, redactedJson } from '../../src/observe/redact.ts';
+import { MUST_MASK, MUST_NOT_MASK } from '../helpers/secret-keys.ts';
 
 describe('redact', () => {
   it('masks secret-looking keys at any depth and keeps the rest', () => {
@@ -14,6 +15,24 @@ describe('redact', () => {
       apiKey: REDACTED,
       nested: { password: REDACTED, list: [{ Authorization: REDACTED, ok: 1 }] },
     });
+  });
+});
+
+describe('which keys are secret', () => {
+  // Both paths: the copy (redact) and the serialisation that first checks whether anything needs masking.
+  it.each(MUST_MASK)('masks %s', (key) => {
+    expect(redact({ [key]: 'v', nested: [{ [key]: 'v' }] })).toEqual({
+      [key]: REDACTED,
+      nested: [{ [key]: REDACTED }],
+    });
+    expect(JSON.parse(redactedJson({ nested: { [key]: 'v' } }))).toEqual({ nested: { [key]: REDACTED } });
+  });
+  it.each(MUST_NOT_MASK)('leaves %s readable', (key) => {
+    expect(redact({ [key]: 'v' })).toEqual({ [key]: 'v' });
+    expect(JSON.parse(redactedJson({ nested: { [key]: 'v' } }))).toEqual({ nested: { [key]: 'v' } });
+  });
+  it('masks the whole value under a secret key, whatever it holds', () => {
+    expect(redact({ credentials: { user: 'ada', list: [1, 2] } })).toEqual({ credentials: REDACTED });
   });
 });
 
