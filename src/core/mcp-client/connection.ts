@@ -22,8 +22,9 @@ import { type CancelWatch, watchSignal } from '../cancellation.ts';
 import type { ClientChannel } from '../context.ts';
 import { SwitchboardError } from '../errors.ts';
 import { CallLane } from './call-lane.ts';
+import { checkCallToolResult } from './call-result.ts';
 import type { ResolvedServer } from './server-spec.ts';
-import { BatchingStdioClientTransport } from './stdio-client-transport.ts';
+import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
 
 /** What a server offers, as it listed it (tool schemas untouched). */
 export interface Catalog {
@@ -60,6 +61,13 @@ const STABLE_MS = 60_000;
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
 const STDERR_LINE_MAX = 2000;
+/**
+ * The result schema handed to the SDK client for tool calls: it accepts anything, so every tool result — from the
+ * SDK client or the call lane — is checked once, by `checkCallToolResult`, with one kind of error.
+ */
+const UNCHECKED_RESULT = {
+  '~standard': { version: 1 as const, vendor: 'switchboard', validate: (value: unknown) => ({ value }) },
+};
 
 export class UpstreamConnection {
   status: ConnectionStatus = 'connecting';
@@ -158,14 +166,15 @@ export class UpstreamConnection {
     this.inflight.push(channel);
     try {
       const params = { name: tool, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
-      return await this.forward(opts.cancel, (client) =>
+      const result = await this.forward(opts.cancel, (client) =>
         this.lane
           ? this.lane.call(params, opts.cancel)
-          : (client.request(
-              { method: 'tools/call', params },
-              { signal: opts.cancel.signal, timeout: NO_SDK_TIMEOUT },
-            ) as Promise<Record<string, unknown>>),
+          : client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
+              signal: opts.cancel.signal,
+              timeout: NO_SDK_TIMEOUT,
+            }),
       );
+      return checkCallToolResult(this.name, tool, result);
     } finally {
       // After the result: a progress notification read together with it is handled first, then the route goes.
       if (token) setImmediate(() => this.progressRoutes.delete(token));
@@ -217,6 +226,8 @@ export class UpstreamConnection {
   private translate(err: unknown, cancel: CancelWatch): unknown {
     if (err instanceof SwitchboardError) return err;
     if (cancel.aborted) return cancel.reason ?? err;
+    const invalid = this.invalidAnswer(err);
+    if (invalid) return invalid;
     if (err instanceof SdkError) {
       if (err.code === SdkErrorCode.RequestTimeout)
         return new SwitchboardError(
@@ -247,6 +258,28 @@ export class UpstreamConnection {
     });
   }
 
+  /** An answer the server should not have sent (too long, not an object, failing the result schema), as UPSTREAM. */
+  private invalidAnswer(err: unknown): SwitchboardError | undefined {
+    const e = err as { code?: unknown; message?: string; data?: Record<string, unknown>; issues?: unknown };
+    if (e?.data?.[OVERSIZED_ANSWER] === true)
+      return new SwitchboardError('UPSTREAM', e.message as string, { server: this.name });
+    // The SDK's own checks of a 2026-era result, and its message schema rejecting an answer (over HTTP).
+    const sdkInvalid = err instanceof SdkError && err.code === SdkErrorCode.InvalidResult;
+    const issues = Array.isArray(e?.issues) ? (e.issues as { path?: PropertyKey[]; message?: string }[]) : undefined;
+    if (!sdkInvalid && !issues?.length) return undefined;
+    const first = issues?.[0] as { code?: string; path?: PropertyKey[]; message?: string } | undefined;
+    const what = !first
+      ? String(e.message).replace(/\s+/g, ' ').slice(0, 500)
+      : first.code === 'invalid_union'
+        ? 'the message is not valid JSON-RPC (an answer has jsonrpc "2.0", the request\'s id, and an object result or an error)'
+        : `${first.path?.length ? `${first.path.join('.')}: ` : ''}${first.message}`;
+    return new SwitchboardError(
+      'UPSTREAM',
+      `Upstream server '${this.name}' sent an invalid answer: ${what}. The server is at fault; its answer was not passed on.`,
+      { server: this.name },
+    );
+  }
+
   private async reconnectNow(stale: Client): Promise<void> {
     if (this.client === stale) {
       this.client = undefined;
@@ -274,6 +307,9 @@ export class UpstreamConnection {
         },
       },
     );
+    // What the transport and protocol layer report without failing a call: lines that are not JSON-RPC, answers
+    // over the size limit, answers to unknown ids.
+    client.onerror = (err) => this.logger.warn({ server: this.name, err: err.message }, 'upstream transport error');
     client.setNotificationHandler('notifications/progress', (n) => {
       const { progressToken, progress, total, message } = n.params;
       this.progressRoutes.get(String(progressToken))?.({
@@ -333,6 +369,8 @@ export class UpstreamConnection {
     const s = this.server;
     if (s.transport === 'stdio') {
       const t = new BatchingStdioClientTransport({
+        name: s.name,
+        maxMessageBytes: s.maxMessageBytes,
         command: s.command as string,
         args: s.args,
         env: s.env,
