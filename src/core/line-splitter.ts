@@ -21,6 +21,8 @@ export interface LineSink {
 
 /** A line's partial bytes stay in a buffer of at least this size; a larger one is let go after its line. */
 const KEEP_BYTES = 64 * 1024;
+/** The end kept of a line over the limit: its last bytes, and a `\r` that may turn out to end it. */
+const TAIL_BYTES = OVERSIZED_EDGE_BYTES + 1;
 
 export class LineSplitter {
   /** Bytes the newline search has looked at, ever: each byte once (the framing tests assert it). */
@@ -76,24 +78,24 @@ export class LineSplitter {
     const length = end - start;
     if (this.dropping) {
       this.dropping.bytes += length;
-      // Only the last OVERSIZED_EDGE_BYTES matter: move them to the front when the buffer fills (each byte moves
-      // at most once), or take them from the chunk when it alone is that long.
-      if (length >= OVERSIZED_EDGE_BYTES) {
-        chunk.copy(this.pending, 0, end - OVERSIZED_EDGE_BYTES, end);
-        this.pendingBytes = OVERSIZED_EDGE_BYTES;
+      // Only the last TAIL_BYTES matter: move them to the front when the buffer fills (each byte moves at most
+      // once), or take them from the chunk when it alone is that long.
+      if (length >= TAIL_BYTES) {
+        chunk.copy(this.pending, 0, end - TAIL_BYTES, end);
+        this.pendingBytes = TAIL_BYTES;
         return;
       }
       if (this.pendingBytes + length > this.pending.length) {
-        this.pending.copyWithin(0, this.pendingBytes - OVERSIZED_EDGE_BYTES, this.pendingBytes);
-        this.pendingBytes = OVERSIZED_EDGE_BYTES;
+        this.pending.copyWithin(0, this.pendingBytes - TAIL_BYTES, this.pendingBytes);
+        this.pendingBytes = TAIL_BYTES;
       }
     } else if (this.pendingBytes + length > this.maxLineBytes + 1) {
       // Over the limit even without a trailing `\r`: keep its start, and from now on only its end.
       const line = Buffer.concat([this.pending.subarray(0, this.pendingBytes), chunk.subarray(start, end)]);
       this.dropping = { bytes: line.length, head: Buffer.from(line.subarray(0, OVERSIZED_EDGE_BYTES)) };
-      this.pending = Buffer.allocUnsafe(2 * OVERSIZED_EDGE_BYTES);
-      line.copy(this.pending, 0, line.length - OVERSIZED_EDGE_BYTES);
-      this.pendingBytes = OVERSIZED_EDGE_BYTES;
+      this.pending = Buffer.allocUnsafe(2 * TAIL_BYTES);
+      line.copy(this.pending, 0, line.length - TAIL_BYTES);
+      this.pendingBytes = TAIL_BYTES;
       return;
     } else if (this.pendingBytes + length > this.pending.length) {
       const grown = Buffer.allocUnsafe(Math.max(KEEP_BYTES, 2 * this.pending.length, this.pendingBytes + length));

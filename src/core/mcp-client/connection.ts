@@ -166,7 +166,7 @@ export class UpstreamConnection {
     this.inflight.push(channel);
     try {
       const params = { name: tool, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
-      const result = await this.forward(opts.cancel, (client) =>
+      const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, (client) =>
         this.lane
           ? this.lane.call(params, opts.cancel)
           : client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
@@ -183,19 +183,19 @@ export class UpstreamConnection {
   }
 
   async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
-    return this.forward(watchSignal(signal), (client) =>
+    return this.forward(`resources/read of '${uri}'`, watchSignal(signal), (client) =>
       client.readResource({ uri }, { signal, timeout: this.server.timeoutMs, cacheMode: 'bypass' } as never),
     );
   }
 
   async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
-    return this.forward(watchSignal(signal), (client) =>
+    return this.forward(`prompts/get of '${name}'`, watchSignal(signal), (client) =>
       client.getPrompt({ name, arguments: args }, { signal, timeout: this.server.timeoutMs }),
     );
   }
 
   async complete(params: Record<string, unknown>, signal: AbortSignal): Promise<string[]> {
-    return this.forward(watchSignal(signal), async (client) => {
+    return this.forward('completion/complete', watchSignal(signal), async (client) => {
       const r = await client.complete(params as never, { signal, timeout: this.server.timeoutMs });
       return r.completion.values;
     });
@@ -205,7 +205,7 @@ export class UpstreamConnection {
    * Run one request on the live client. An HTTP server that forgot our session (404) is re-initialized and the
    * request sent once more; a closed connection is reported as such and the supervisor restarts the server.
    */
-  private async forward<T>(cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
+  private async forward<T>(request: string, cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
     const client = this.client && this.status === 'connected' ? this.client : await this.ready(cancel);
     try {
       return await run(client);
@@ -216,17 +216,18 @@ export class UpstreamConnection {
         try {
           return await run(await this.ready(cancel));
         } catch (again) {
-          throw this.translate(again, cancel);
+          throw this.translate(again, cancel, request);
         }
       }
-      throw this.translate(err, cancel);
+      throw this.translate(err, cancel, request);
     }
   }
 
-  private translate(err: unknown, cancel: CancelWatch): unknown {
+  /** `request` says what was asked (`tools/call of 'x'`), for errors about the answer. */
+  private translate(err: unknown, cancel: CancelWatch, request: string): unknown {
     if (err instanceof SwitchboardError) return err;
     if (cancel.aborted) return cancel.reason ?? err;
-    const invalid = this.invalidAnswer(err);
+    const invalid = this.invalidAnswer(err, request);
     if (invalid) return invalid;
     if (err instanceof SdkError) {
       if (err.code === SdkErrorCode.RequestTimeout)
@@ -259,7 +260,7 @@ export class UpstreamConnection {
   }
 
   /** An answer the server should not have sent (too long, not an object, failing the result schema), as UPSTREAM. */
-  private invalidAnswer(err: unknown): SwitchboardError | undefined {
+  private invalidAnswer(err: unknown, request: string): SwitchboardError | undefined {
     const e = err as { code?: unknown; message?: string; data?: Record<string, unknown>; issues?: unknown };
     if (e?.data?.[OVERSIZED_ANSWER] === true)
       return new SwitchboardError('UPSTREAM', e.message as string, { server: this.name });
@@ -275,7 +276,7 @@ export class UpstreamConnection {
         : `${first.path?.length ? `${first.path.join('.')}: ` : ''}${first.message}`;
     return new SwitchboardError(
       'UPSTREAM',
-      `Upstream server '${this.name}' sent an invalid answer: ${what}. The server is at fault; its answer was not passed on.`,
+      `Upstream server '${this.name}' sent an invalid answer to ${request}: ${what}. The server is at fault; its answer was not passed on.`,
       { server: this.name },
     );
   }
