@@ -222,7 +222,7 @@ describe('upstream proxy', () => {
         .map((e) => e.tool.name)
         .sort(),
     ).toEqual(['alpha__add', 'alpha__add_tool', 'alpha__echo', 'alpha__env']);
-    expect(alpha?.filtered.sort()).toEqual(['crash', 'fail', 'hang', 'media', 'slow']);
+    expect(alpha?.filtered.sort()).toEqual(['big', 'crash', 'fail', 'hang', 'media', 'raw', 'slow']);
     const task = upstream(hub)
       ?.views()
       .find((v) => v.name === 'task');
