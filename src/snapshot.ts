@@ -12,6 +12,7 @@ import vm from 'node:vm';
 import { deserializeMessage, preloadSchemas, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadConfig } from './config/load.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './config/schema.ts';
 import { Registry } from './core/registry.ts';
 import * as api from './index.ts';
 import { redactedJson } from './observe/redact.ts';
@@ -120,7 +121,7 @@ async function warmSession(): Promise<void> {
       }));
       return server;
     },
-    { transport: new BatchingStdioTransport(input, output) },
+    { transport: new BatchingStdioTransport(DEFAULT_MAX_MESSAGE_BYTES, input, output) },
   );
   for (const message of FIRST_MESSAGES) input.write(`${JSON.stringify(message)}\n`);
   for (let turn = 0; turn < 100 && !written.includes('"id":3'); turn++) await new Promise((r) => setImmediate(r));

@@ -40,6 +40,16 @@ export const ExposeSchema = z
   })
   .strict();
 
+/** The largest newline-delimited JSON message read over stdio unless configured: the MCP SDK's own default. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** A stdio message size limit: from 1 KiB up to 256 MiB (a line becomes one string; V8 caps strings near 512 MB). */
+const messageBytes = z
+  .number()
+  .int()
+  .min(1024)
+  .max(256 * 1024 * 1024);
+
 /** Upstream server names: they become the first segment of tool names (`filesystem__read_file`). */
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -76,9 +86,17 @@ export const ServerSchema = z
     tools: GlobListSchema.default({ allow: [], deny: [] }),
     /** Roles that may see and call this server's tools, resources and prompts (empty: everyone). */
     roles: z.array(z.string()).default([]),
+    /** A stdio server's longest answer line in bytes; unset: `[stdio] max_message_bytes`. */
+    max_message_bytes: messageBytes.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (s.url && s.max_message_bytes !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['max_message_bytes'],
+        message: `server '${s.name}' has a url: max_message_bytes limits the lines a stdio server (command) writes; remove it`,
+      });
     if (s.command && s.url)
       ctx.addIssue({
         code: 'custom',
@@ -358,9 +376,11 @@ export const ConfigSchema = z
       .object({
         /** Roles of the stdio caller; `*` means all roles. */
         roles: z.array(z.string()).default(['*']),
+        /** The longest message (one line) read over stdio, in bytes: from the client, and from upstream stdio servers. */
+        max_message_bytes: messageBytes.default(DEFAULT_MAX_MESSAGE_BYTES),
       })
       .strict()
-      .default({ roles: ['*'] }),
+      .default({ roles: ['*'], max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }),
     agents: AgentsSchema.default(AGENTS_DEFAULTS),
   })
   .strict();

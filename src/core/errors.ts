@@ -13,6 +13,10 @@ export const ERROR_TABLE = {
   RATE_LIMITED: { status: 429, summary: 'Too many calls; retry after the given delay.' },
   CANCELLED: { status: 499, summary: 'The caller cancelled the call.' },
   INTERNAL: { status: 500, summary: 'The capability failed unexpectedly.' },
+  UPSTREAM: {
+    status: 502,
+    summary: 'An upstream MCP server answered something invalid (a malformed or oversized result).',
+  },
   UNAVAILABLE: { status: 503, summary: 'The capability is temporarily unavailable (circuit open, not ready).' },
   TIMEOUT: { status: 504, summary: 'The capability did not finish within its time limit.' },
 } as const;

@@ -12,7 +12,7 @@ import { RateLimiter } from './rate-limit.ts';
 import { isUnavailable, type SharedAdmission, type SharedPolicy } from './shared-policy.ts';
 
 /** Error codes that mean the capability itself failed to execute; only these trip a circuit breaker. */
-const EXECUTION_FAILURES: ReadonlySet<ErrorCode> = new Set(['INTERNAL', 'TIMEOUT', 'UNAVAILABLE']);
+const EXECUTION_FAILURES: ReadonlySet<ErrorCode> = new Set(['INTERNAL', 'UPSTREAM', 'TIMEOUT', 'UNAVAILABLE']);
 
 export class PolicyEngine {
   readonly limiter = new RateLimiter();

@@ -28,7 +28,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
   const closed = new Promise<void>((r) => {
     resolveClosed = r;
   });
-  const transport = new BatchingStdioTransport();
+  const transport = new BatchingStdioTransport(hub.config.get().stdio.max_message_bytes);
   let current: Server | undefined;
   // What every fast call of the session shares, made once its client has initialized.
   let session: { server: Server; mcp: McpCallInfo; client: ClientChannel; log: FastCallContext['log'] } | undefined;

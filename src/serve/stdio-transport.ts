@@ -2,22 +2,28 @@
 // the SDK's own, plus two measured differences — replies are written in one batch per event-loop turn, and an
 // optional `intercept` may answer a message itself (the fast path) instead of passing it to the protocol layer.
 import type { Readable, Writable } from 'node:stream';
-import {
-  deserializeMessage,
-  type JSONRPCMessage,
-  STDIO_DEFAULT_MAX_BUFFER_SIZE,
-  type Transport,
-} from '@modelcontextprotocol/server';
+import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
+import { envelopeOf } from '../core/jsonrpc-envelope.ts';
+import { type LineSink, LineSplitter, type OversizedLine } from '../core/line-splitter.ts';
 import { checkJsonDepth } from './body.ts';
 
-/** The id of something that tries to be a JSON-RPC request (has a method), when it is a usable id. */
+/**
+ * The id of something that tries to be a JSON-RPC request (has a method, of any type), when it is a usable id.
+ * A response from the client (no method) is never answered.
+ */
 function requestIdOf(value: unknown): string | number | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const { id, method } = value as { id?: unknown; method?: unknown };
-  if (typeof method !== 'string') return undefined;
+  const { id } = value as { id?: unknown };
+  if (!('method' in value)) return undefined;
   // Integers only: a fractional or unsafe id would not survive the client's own parsing either.
   if (typeof id === 'string' || (typeof id === 'number' && Number.isSafeInteger(id))) return id;
   return undefined;
+}
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 // Long enough for a busy client to read the notification first; only calls that just sent one pay it.
@@ -33,7 +39,7 @@ export class BatchingStdioTransport implements Transport {
   /** Set by the owner once the protocol layer is connected. */
   intercept?: Intercept;
 
-  private buffer = '';
+  private readonly lines: LineSplitter;
   private lastImmediateAt = Number.NEGATIVE_INFINITY;
   private gapScheduled = false;
   private outgoing: string[] = [];
@@ -41,35 +47,46 @@ export class BatchingStdioTransport implements Transport {
   private waitingForDrain = false;
   private closed = false;
 
+  /** `maxMessageBytes` is `[stdio] max_message_bytes`: longer lines are refused (see `oversized`). */
   constructor(
+    maxMessageBytes: number,
     private readonly stdin: Readable = process.stdin,
     private readonly stdout: Writable = process.stdout,
-    private readonly maxBufferSize = STDIO_DEFAULT_MAX_BUFFER_SIZE,
-  ) {}
+  ) {
+    this.lines = new LineSplitter(maxMessageBytes);
+  }
 
   async start(): Promise<void> {
-    this.stdin.setEncoding('utf8');
     this.stdin.on('data', this.onData);
     this.stdin.on('error', this.onStreamError);
     this.stdin.on('end', this.onEnd);
     this.stdout.on('error', this.onStreamError);
   }
 
-  private readonly onData = (chunk: string) => {
-    this.buffer += chunk;
-    let nl = this.buffer.indexOf('\n');
-    while (nl >= 0) {
-      const line = this.buffer.slice(0, nl).replace(/\r$/, '');
-      this.buffer = this.buffer.slice(nl + 1);
+  private readonly onData = (chunk: Buffer) => this.lines.push(chunk, this.sink);
+
+  private readonly sink: LineSink = {
+    line: (line) => {
       if (line.trim()) this.handleLine(line);
-      nl = this.buffer.indexOf('\n');
-    }
-    if (this.buffer.length > this.maxBufferSize) {
-      // A line longer than the limit is dropped whole; the next newline starts fresh.
-      this.buffer = '';
-      this.onerror?.(new Error(`stdin line exceeds ${this.maxBufferSize} bytes; dropped`));
-    }
+    },
+    oversized: (line) => this.oversized(line),
   };
+
+  /** A line over the limit is dropped unparsed; a request whose id can be read from its ends gets an answer. */
+  private oversized(line: OversizedLine): void {
+    const limit = `the limit is ${this.lines.maxLineBytes} bytes ([stdio] max_message_bytes)`;
+    const { id, hasMethod } = envelopeOf(line);
+    if (id !== undefined && hasMethod)
+      void this.send({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: -32600,
+          message: `Invalid Request: the message is ${line.bytes} bytes; ${limit}. Send less in one message, or raise the limit.`,
+        },
+      });
+    else this.onerror?.(new Error(`dropped a ${line.bytes}-byte stdin line without a readable request id; ${limit}`));
+  }
 
   private handleLine(line: string): void {
     let parsed: unknown;
@@ -98,12 +115,16 @@ export class BatchingStdioTransport implements Transport {
       // A request whose id we can read gets an answer (JSON-RPC -32600) instead of silence.
       const id = requestIdOf(parsed);
       if (id !== undefined) {
+        const { method } = parsed as { method: unknown };
         void this.send({
           jsonrpc: '2.0',
           id,
           error: {
             code: -32600,
-            message: `Invalid Request: not a valid JSON-RPC 2.0 ${String((parsed as { method: string }).method).slice(0, 80)} request (expected exactly jsonrpc "2.0", an integer or string id, a method and object params).`,
+            message:
+              typeof method === 'string'
+                ? `Invalid Request: not a valid JSON-RPC 2.0 ${method.slice(0, 80)} request (expected exactly jsonrpc "2.0", an integer or string id, a method and object params).`
+                : `Invalid Request: method must be a string naming the method (e.g. "tools/call"), not ${describeType(method)}.`,
           },
         });
       } else
@@ -185,6 +206,7 @@ export class BatchingStdioTransport implements Transport {
     this.write();
     this.closed = true;
     this.stdin.off('data', this.onData);
+    this.lines.clear();
     this.stdin.off('error', this.onStreamError);
     this.stdin.off('end', this.onEnd);
     this.stdout.off('error', this.onStreamError);

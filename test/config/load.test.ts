@@ -71,6 +71,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig(twice.dir, twice.env)).toThrow(/server 'z' is defined twice in one file/);
   });
 
+  it('takes max_message_bytes for stdio and per stdio server, and refuses it on a url server, naming it', () => {
+    const ok = project(
+      '[stdio]\nmax_message_bytes = 2048\n[[servers]]\nname = "fs"\ncommand = "a"\nmax_message_bytes = 4096\n',
+    );
+    const { config } = loadConfig(ok.dir, ok.env);
+    expect([config.stdio.max_message_bytes, config.servers[0].max_message_bytes]).toEqual([2048, 4096]);
+    const url = project('[[servers]]\nname = "api"\nurl = "http://h"\nmax_message_bytes = 4096\n');
+    expect(() => loadConfig(url.dir, url.env)).toThrow(
+      /server 'api' has a url: max_message_bytes limits the lines a stdio server/,
+    );
+    const small = project('[stdio]\nmax_message_bytes = 10\n');
+    expect(() => loadConfig(small.dir, small.env)).toThrow(/stdio\.max_message_bytes/);
+  });
+
   it('lets a project server replace a user server of the same name', () => {
     const { dir, env } = project(
       '[[servers]]\nname = "fs"\ncommand = "project-fs"\n',

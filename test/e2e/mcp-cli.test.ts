@@ -129,7 +129,7 @@ describe('switchboard mcp', () => {
     const r = await run(dir, ['mcp', 'list', '--status', '--json']);
     expect(r.code).toBe(0);
     const [alpha, down] = JSON.parse(r.stdout).servers;
-    expect(alpha).toMatchObject({ name: 'alpha', status: 'connected', tools: 9 });
+    expect(alpha).toMatchObject({ name: 'alpha', status: 'connected', tools: 11 });
     expect(alpha.rttMs).toBeGreaterThan(0);
     expect(down).toMatchObject({ name: 'down', status: 'failed' });
     expect(down.error).toBe(`connection refused at http://127.0.0.1:${port}/mcp (is the server running?)`);

@@ -218,3 +218,101 @@ describe('stdio fast path', () => {
     await client.close();
   });
 });
+
+/** `switchboard serve` driven line by line: raw writes, and the answers by id. */
+function rawServe() {
+  const dir = tempProject();
+  const child = spawn(process.execPath, [BIN, '--cwd', dir, 'serve'], {
+    env: childEnv(dir),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => {
+    out += d;
+  });
+  child.stderr.on('data', (d) => {
+    stderr += d;
+  });
+  const messages = () =>
+    out
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+  const answer = async (id: number | string) => {
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      const found = messages().find((m) => m.id === id);
+      if (found || Date.now() > deadline) return found;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
+  return {
+    send,
+    write: (text: string) => child.stdin.write(text),
+    answer,
+    stderr: () => stderr,
+    async initialize() {
+      send({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      });
+      await answer(1);
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    },
+    async close() {
+      child.stdin.end();
+      await new Promise((r) => child.once('exit', r));
+      for (const line of out.split('\n').filter(Boolean)) expect(() => JSON.parse(line)).not.toThrow();
+    },
+  };
+}
+
+const health = (id: number) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'system__health', arguments: {} },
+});
+
+describe('stdio message limits', () => {
+  it('answers a 20 MB request with -32600 naming the limit and its key, logs one without an id, and serves on', async () => {
+    const serve = rawServe();
+    await serve.initialize();
+    const pad = 'x'.repeat(20 * 1024 * 1024);
+    // Written the way the SDK clients write requests: the id last.
+    serve.write(
+      `{"method":"tools/call","params":{"name":"system__health","arguments":{"pad":"${pad}"}},"jsonrpc":"2.0","id":2}\n`,
+    );
+    serve.write(`{"method":"notifications/message","params":{"pad":"${pad}"},"jsonrpc":"2.0"}\n`);
+    serve.send(health(3));
+    const refused = await serve.answer(2);
+    expect(refused?.error?.code).toBe(-32600);
+    expect(refused?.error?.message).toMatch(
+      /is 20971\d\d\d bytes; the limit is 10485760 bytes \(\[stdio\] max_message_bytes\)/,
+    );
+    expect((await serve.answer(3))?.result?.structuredContent?.status).toBe('healthy');
+    expect(serve.stderr()).toMatch(
+      /dropped a 20971\d\d\d-byte stdin line without a readable request id; the limit is 10485760 bytes/,
+    );
+    await serve.close();
+  });
+
+  it('answers a request whose method is not a string with -32600 saying what a method must be', async () => {
+    const serve = rawServe();
+    await serve.initialize();
+    serve.send({ jsonrpc: '2.0', id: 2, method: 42, params: {} });
+    serve.send({ jsonrpc: '2.0', id: 'three', method: null });
+    serve.send(health(4));
+    expect((await serve.answer(2))?.error).toEqual({
+      code: -32600,
+      message: 'Invalid Request: method must be a string naming the method (e.g. "tools/call"), not a number.',
+    });
+    expect((await serve.answer('three'))?.error?.message).toMatch(/method must be a string .* not null\.$/);
+    expect((await serve.answer(4))?.result?.structuredContent?.status).toBe('healthy');
+    await serve.close();
+  });
+});

@@ -10,22 +10,22 @@ import { SwitchboardError } from '../errors.ts';
 const PREFIX = 'sb-lane-';
 
 /**
- * Whether a parsed message is an answer to a lane request in a shape the lane can use as it is: the transport's
- * reader lets these skip the SDK's schema parse (see stdio-client-transport.ts); anything else is parsed by the SDK.
+ * Whether a parsed message answers a lane request (an id of the lane's, no method): the transport's reader hands
+ * these to the lane without the SDK's schema parse (see stdio-client-transport.ts), whatever their shape, so a
+ * malformed answer fails its call at once instead of being dropped; the connection checks the result.
  */
 export function isLaneAnswer(message: unknown): boolean {
-  const m = message as { jsonrpc?: unknown; id?: unknown; method?: unknown; result?: unknown; error?: unknown };
-  if (typeof m !== 'object' || m === null || m.jsonrpc !== '2.0' || m.method !== undefined) return false;
-  if (typeof m.id !== 'string' || !m.id.startsWith(PREFIX)) return false;
-  if (m.error !== undefined) {
-    const e = m.error as { code?: unknown; message?: unknown };
-    return m.result === undefined && typeof e === 'object' && e !== null && typeof e.code === 'number';
-  }
-  return typeof m.result === 'object' && m.result !== null && !Array.isArray(m.result);
+  const m = message as { id?: unknown; method?: unknown };
+  return typeof m === 'object' && m !== null && m.method === undefined && isLaneId(m.id);
+}
+
+function isLaneId(id: unknown): boolean {
+  return typeof id === 'string' && id.startsWith(PREFIX);
 }
 
 interface Pending {
-  resolve(result: Record<string, unknown>): void;
+  /** With the result as the server sent it, whatever its shape (the connection checks it). */
+  resolve(result: unknown): void;
   reject(err: unknown): void;
   /** Stops watching the caller's cancellation. */
   unwatch(): void;
@@ -44,18 +44,20 @@ export class CallLane {
     const sdkClose = transport.onclose;
     transport.onmessage = (message, extra) => {
       const m = message as { id?: unknown; method?: unknown; result?: unknown; error?: unknown };
-      if (typeof m.id === 'string' && m.id.startsWith(PREFIX) && m.method === undefined) {
-        const p = this.pending.get(m.id);
+      if (isLaneId(m.id) && m.method === undefined) {
+        const p = this.pending.get(m.id as string);
         if (p) {
-          this.pending.delete(m.id);
+          this.pending.delete(m.id as string);
           p.unwatch();
-          if (m.error !== undefined) p.reject(m.error);
-          else if (typeof m.result === 'object' && m.result !== null) p.resolve(m.result as Record<string, unknown>);
+          const e = m.error as { code?: unknown } | undefined;
+          if (e === undefined) p.resolve(m.result);
+          else if (typeof e === 'object' && e !== null && typeof e.code === 'number') p.reject(e);
           else
             p.reject(
               new SwitchboardError(
-                'INTERNAL',
-                `Upstream server '${server}' answered a tools/call without a result object.`,
+                'UPSTREAM',
+                `Upstream server '${server}' answered a tools/call with a malformed error (expected an object with a numeric code): ${JSON.stringify(e).slice(0, 200)}`,
+                { server },
               ),
             );
         }
@@ -70,7 +72,7 @@ export class CallLane {
   }
 
   /** Send `tools/call` with these params; a cancel sends `notifications/cancelled` and rejects with the reason. */
-  call(params: Record<string, unknown>, cancel: CancelWatch): Promise<Record<string, unknown>> {
+  call(params: Record<string, unknown>, cancel: CancelWatch): Promise<unknown> {
     if (cancel.aborted) return Promise.reject(cancel.reason);
     const id = `${PREFIX}${++this.seq}`;
     return new Promise((resolve, reject) => {

@@ -22,8 +22,9 @@ import { type CancelWatch, watchSignal } from '../cancellation.ts';
 import type { ClientChannel } from '../context.ts';
 import { SwitchboardError } from '../errors.ts';
 import { CallLane } from './call-lane.ts';
+import { checkCallToolResult } from './call-result.ts';
 import type { ResolvedServer } from './server-spec.ts';
-import { BatchingStdioClientTransport } from './stdio-client-transport.ts';
+import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
 
 /** What a server offers, as it listed it (tool schemas untouched). */
 export interface Catalog {
@@ -60,6 +61,13 @@ const STABLE_MS = 60_000;
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
 const STDERR_LINE_MAX = 2000;
+/**
+ * The result schema handed to the SDK client for tool calls: it accepts anything, so every tool result — from the
+ * SDK client or the call lane — is checked once, by `checkCallToolResult`, with one kind of error.
+ */
+const UNCHECKED_RESULT = {
+  '~standard': { version: 1 as const, vendor: 'switchboard', validate: (value: unknown) => ({ value }) },
+};
 
 export class UpstreamConnection {
   status: ConnectionStatus = 'connecting';
@@ -158,14 +166,15 @@ export class UpstreamConnection {
     this.inflight.push(channel);
     try {
       const params = { name: tool, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
-      return await this.forward(opts.cancel, (client) =>
+      const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, (client) =>
         this.lane
           ? this.lane.call(params, opts.cancel)
-          : (client.request(
-              { method: 'tools/call', params },
-              { signal: opts.cancel.signal, timeout: NO_SDK_TIMEOUT },
-            ) as Promise<Record<string, unknown>>),
+          : client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
+              signal: opts.cancel.signal,
+              timeout: NO_SDK_TIMEOUT,
+            }),
       );
+      return checkCallToolResult(this.name, tool, result);
     } finally {
       // After the result: a progress notification read together with it is handled first, then the route goes.
       if (token) setImmediate(() => this.progressRoutes.delete(token));
@@ -174,19 +183,19 @@ export class UpstreamConnection {
   }
 
   async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {
-    return this.forward(watchSignal(signal), (client) =>
+    return this.forward(`resources/read of '${uri}'`, watchSignal(signal), (client) =>
       client.readResource({ uri }, { signal, timeout: this.server.timeoutMs, cacheMode: 'bypass' } as never),
     );
   }
 
   async getPrompt(name: string, args: Record<string, string>, signal: AbortSignal): Promise<GetPromptResult> {
-    return this.forward(watchSignal(signal), (client) =>
+    return this.forward(`prompts/get of '${name}'`, watchSignal(signal), (client) =>
       client.getPrompt({ name, arguments: args }, { signal, timeout: this.server.timeoutMs }),
     );
   }
 
   async complete(params: Record<string, unknown>, signal: AbortSignal): Promise<string[]> {
-    return this.forward(watchSignal(signal), async (client) => {
+    return this.forward('completion/complete', watchSignal(signal), async (client) => {
       const r = await client.complete(params as never, { signal, timeout: this.server.timeoutMs });
       return r.completion.values;
     });
@@ -196,7 +205,7 @@ export class UpstreamConnection {
    * Run one request on the live client. An HTTP server that forgot our session (404) is re-initialized and the
    * request sent once more; a closed connection is reported as such and the supervisor restarts the server.
    */
-  private async forward<T>(cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
+  private async forward<T>(request: string, cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
     const client = this.client && this.status === 'connected' ? this.client : await this.ready(cancel);
     try {
       return await run(client);
@@ -207,16 +216,19 @@ export class UpstreamConnection {
         try {
           return await run(await this.ready(cancel));
         } catch (again) {
-          throw this.translate(again, cancel);
+          throw this.translate(again, cancel, request);
         }
       }
-      throw this.translate(err, cancel);
+      throw this.translate(err, cancel, request);
     }
   }
 
-  private translate(err: unknown, cancel: CancelWatch): unknown {
+  /** `request` says what was asked (`tools/call of 'x'`), for errors about the answer. */
+  private translate(err: unknown, cancel: CancelWatch, request: string): unknown {
     if (err instanceof SwitchboardError) return err;
     if (cancel.aborted) return cancel.reason ?? err;
+    const invalid = this.invalidAnswer(err, request);
+    if (invalid) return invalid;
     if (err instanceof SdkError) {
       if (err.code === SdkErrorCode.RequestTimeout)
         return new SwitchboardError(
@@ -247,6 +259,28 @@ export class UpstreamConnection {
     });
   }
 
+  /** An answer the server should not have sent (too long, not an object, failing the result schema), as UPSTREAM. */
+  private invalidAnswer(err: unknown, request: string): SwitchboardError | undefined {
+    const e = err as { code?: unknown; message?: string; data?: Record<string, unknown>; issues?: unknown };
+    if (e?.data?.[OVERSIZED_ANSWER] === true)
+      return new SwitchboardError('UPSTREAM', e.message as string, { server: this.name });
+    // The SDK's own checks of a 2026-era result, and its message schema rejecting an answer (over HTTP).
+    const sdkInvalid = err instanceof SdkError && err.code === SdkErrorCode.InvalidResult;
+    const issues = Array.isArray(e?.issues) ? (e.issues as { path?: PropertyKey[]; message?: string }[]) : undefined;
+    if (!sdkInvalid && !issues?.length) return undefined;
+    const first = issues?.[0] as { code?: string; path?: PropertyKey[]; message?: string } | undefined;
+    const what = !first
+      ? String(e.message).replace(/\s+/g, ' ').slice(0, 500)
+      : first.code === 'invalid_union'
+        ? 'the message is not valid JSON-RPC (an answer has jsonrpc "2.0", the request\'s id, and an object result or an error)'
+        : `${first.path?.length ? `${first.path.join('.')}: ` : ''}${first.message}`;
+    return new SwitchboardError(
+      'UPSTREAM',
+      `Upstream server '${this.name}' sent an invalid answer to ${request}: ${what}. The server is at fault; its answer was not passed on.`,
+      { server: this.name },
+    );
+  }
+
   private async reconnectNow(stale: Client): Promise<void> {
     if (this.client === stale) {
       this.client = undefined;
@@ -274,6 +308,9 @@ export class UpstreamConnection {
         },
       },
     );
+    // What the transport and protocol layer report without failing a call: lines that are not JSON-RPC, answers
+    // over the size limit, answers to unknown ids.
+    client.onerror = (err) => this.logger.warn({ server: this.name, err: err.message }, 'upstream transport error');
     client.setNotificationHandler('notifications/progress', (n) => {
       const { progressToken, progress, total, message } = n.params;
       this.progressRoutes.get(String(progressToken))?.({
@@ -333,6 +370,8 @@ export class UpstreamConnection {
     const s = this.server;
     if (s.transport === 'stdio') {
       const t = new BatchingStdioClientTransport({
+        name: s.name,
+        maxMessageBytes: s.maxMessageBytes,
         command: s.command as string,
         args: s.args,
         env: s.env,

@@ -15,6 +15,8 @@ export interface ResolvedServer {
   headers: Record<string, string>;
   timeoutMs: number;
   startupTimeoutMs: number;
+  /** The longest line a stdio server may write, in bytes; a longer answer fails its call (UPSTREAM). */
+  maxMessageBytes: number;
   allow: string[];
   deny: string[];
   roles: string[];

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import pino from 'pino';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { type Catalog, UpstreamConnection } from '../../core/mcp-client/connection.ts';
 import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
@@ -44,6 +45,7 @@ function specOf(name: string, spec: McpServerSpec, opts: { cwd: string; env: Rec
     headers: {} as Record<string, string>,
     timeoutMs: CALL_MS,
     startupTimeoutMs: STARTUP_MS,
+    maxMessageBytes: DEFAULT_MAX_MESSAGE_BYTES,
     allow: [],
     deny: [],
     roles: [],

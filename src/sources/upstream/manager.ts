@@ -67,12 +67,13 @@ export class UpstreamManager {
   async apply(servers: ServerConfig[]): Promise<void> {
     const wanted = new Map<string, ResolvedServer>();
     const nextInactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
+    const stdioMaxMessageBytes = (this.services.config.get() as Config).stdio.max_message_bytes;
     for (const cfg of servers) {
       if (!cfg.enabled) {
         nextInactive.set(cfg.name, { status: 'disabled' });
         continue;
       }
-      const r = resolveServer(cfg, this.ctx.env, this.services.projectDir);
+      const r = resolveServer(cfg, this.ctx.env, this.services.projectDir, stdioMaxMessageBytes);
       if (r.ok) wanted.set(cfg.name, r.server);
       else {
         nextInactive.set(cfg.name, { status: 'invalid', error: r.message });
@@ -294,7 +295,7 @@ export class UpstreamManager {
       const failed =
         (code === 'TIMEOUT' || !cancel.aborted) &&
         details?.breaker === undefined &&
-        (code === 'UNAVAILABLE' || code === 'TIMEOUT' || code === 'INTERNAL');
+        (code === 'UNAVAILABLE' || code === 'TIMEOUT' || code === 'INTERNAL' || code === 'UPSTREAM');
       if (failed) this.breakers.record(key, policy, true, admission.probe);
       else this.breakers.release(key, admission.probe);
       throw err;

@@ -9,13 +9,19 @@ import type { ResolvedServer, UpstreamTransport } from '../../core/mcp-client/se
 export type Resolution = { ok: true; server: ResolvedServer } | { ok: false; message: string };
 
 /**
- * Expand and check one server entry.
+ * Expand and check one server entry; `stdioMaxMessageBytes` (`[stdio] max_message_bytes`) applies unless the entry
+ * sets its own `max_message_bytes`.
  *
  * @example
- * const r = resolveServer(config.servers[0], process.env, '/repo');
+ * const r = resolveServer(config.servers[0], process.env, '/repo', config.stdio.max_message_bytes);
  * if (!r.ok) log(r.message); // "server 'api': headers.Authorization: environment variable MCP_API_TOKEN is not set …"
  */
-export function resolveServer(cfg: ServerConfig, env: NodeJS.ProcessEnv, projectDir: string): Resolution {
+export function resolveServer(
+  cfg: ServerConfig,
+  env: NodeJS.ProcessEnv,
+  projectDir: string,
+  stdioMaxMessageBytes: number,
+): Resolution {
   const field = (path: string) => `server '${cfg.name}': ${path}`;
   try {
     const expand = (v: string, path: string) => expandString(v, field(path), env);
@@ -48,6 +54,7 @@ export function resolveServer(cfg: ServerConfig, env: NodeJS.ProcessEnv, project
       headers: expandMap(cfg.headers, 'headers'),
       timeoutMs: cfg.timeout_ms,
       startupTimeoutMs: cfg.startup_timeout_ms,
+      maxMessageBytes: cfg.max_message_bytes ?? stdioMaxMessageBytes,
       allow: cfg.tools.allow,
       deny: cfg.tools.deny,
       roles: cfg.roles,

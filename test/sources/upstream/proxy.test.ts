@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
-import { FIXTURE, fixtureStdio, projectWith, waitFor } from './helpers.ts';
+import { FIXTURE, fixtureHttp, fixtureStdio, projectWith, waitFor } from './helpers.ts';
 
 const hubs: TestHub[] = [];
 afterEach(async () => {
@@ -15,8 +15,8 @@ afterEach(async () => {
   }
 });
 
-async function hubWith(servers: Record<string, unknown>[]) {
-  const hub = await testHub({ cwd: projectWith(servers) });
+async function hubWith(servers: Record<string, unknown>[], more: Record<string, unknown> = {}) {
+  const hub = await testHub({ cwd: projectWith(servers, more) });
   hubs.push(hub);
   await hub.ready();
   return hub;
@@ -72,6 +72,78 @@ describe('upstream proxy', () => {
       expect(out.ok && out.raw?.structuredContent).toEqual({ text });
     }
     expect(upstream(hub)?.views()[0]).toMatchObject({ name: 'noisy', status: 'connected', restarts: 0 });
+  });
+
+  it('fails a result that breaks the CallToolResult schema with UPSTREAM naming server, tool and problem, at once, over stdio and HTTP', async () => {
+    const http = await fixtureHttp();
+    try {
+      // A long timeout: an answer that is not an object must fail at once, not wait for it (the test would time out).
+      const hub = await hubWith(
+        [fixtureStdio('lane', { timeout_ms: 120_000 }), { name: 'web', url: http.url, timeout_ms: 120_000 }],
+        { policy: { breaker: { threshold: 100 } } },
+      );
+      const cases: [unknown, RegExp][] = [
+        [
+          { content: 'x' },
+          /answered tools\/call of 'raw' with an invalid result: content: Invalid input: expected array, received string\./,
+        ],
+        [
+          { content: [], isError: 'yes' },
+          /of 'raw' with an invalid result: isError: Invalid input: expected boolean, received string\./,
+        ],
+        [
+          { content: [{ type: 'text' }] },
+          /of 'raw' with an invalid result: content\.0\.text: Invalid input: expected string, received undefined\./,
+        ],
+        [
+          'text',
+          /(invalid result: Invalid input: expected object, received string|invalid answer to tools\/call of 'raw': the message is not valid JSON-RPC)/,
+        ],
+        [
+          [1],
+          /(invalid result: Invalid input: expected object, received array|invalid answer to tools\/call of 'raw': the message is not valid JSON-RPC)/,
+        ],
+        [
+          null,
+          /(invalid result: Invalid input: expected object, received null|invalid answer to tools\/call of 'raw': the message is not valid JSON-RPC)/,
+        ],
+      ];
+      for (const server of ['lane', 'web'])
+        for (const [result, message] of cases) {
+          const out = await hub.call(`${server}__raw`, { result });
+          expect(out.ok ? out : out.error.code, JSON.stringify(result)).toBe('UPSTREAM');
+          expect(!out.ok && out.error.message).toMatch(new RegExp(`^Upstream server '${server}' `));
+          expect(!out.ok && out.error.message).toMatch(message);
+        }
+      const fine = await hub.call('lane__raw', { result: { content: [{ type: 'text', text: 'ok' }], isError: false } });
+      expect(fine.ok && fine.raw).toMatchObject({ content: [{ type: 'text', text: 'ok' }] });
+      expect(
+        upstream(hub)
+          ?.views()
+          .map((v) => [v.name, v.status, v.restarts]),
+      ).toEqual([
+        ['lane', 'connected', 0],
+        ['web', 'connected', 0],
+      ]);
+    } finally {
+      http.child.kill();
+    }
+  }, 30_000);
+
+  it('fails an answer over max_message_bytes with UPSTREAM naming server, size and key, and keeps serving other calls', async () => {
+    const hub = await hubWith([fixtureStdio('big', { max_message_bytes: 1024 * 1024 })]);
+    const [over, beside] = await Promise.all([
+      hub.call('big__big', { chars: 2_000_000 }),
+      hub.call('big__echo', { text: 'beside' }),
+    ]);
+    expect(over.ok ? over : over.error.code).toBe('UPSTREAM');
+    expect(!over.ok && over.error.message).toMatch(
+      /^Upstream server 'big' answered with a 20000\d\d-byte message; the limit is 1048576 bytes \(max_message_bytes in its \[\[servers\]\] entry, default \[stdio\] max_message_bytes\)/,
+    );
+    expect(beside.ok && beside.raw?.structuredContent).toEqual({ text: 'beside' });
+    const under = await hub.call('big__big', { chars: 1_000_000 });
+    expect(under.ok && under.raw?.content).toEqual([{ type: 'text', text: 'x'.repeat(1_000_000) }]);
+    expect(upstream(hub)?.views()[0]).toMatchObject({ name: 'big', status: 'connected', restarts: 0 });
   });
 
   it('answers bad input with the upstream validation error, as an isError result naming the fields', async () => {
@@ -150,7 +222,7 @@ describe('upstream proxy', () => {
         .map((e) => e.tool.name)
         .sort(),
     ).toEqual(['alpha__add', 'alpha__add_tool', 'alpha__echo', 'alpha__env']);
-    expect(alpha?.filtered.sort()).toEqual(['crash', 'fail', 'hang', 'media', 'slow']);
+    expect(alpha?.filtered.sort()).toEqual(['big', 'crash', 'fail', 'hang', 'media', 'raw', 'slow']);
     const task = upstream(hub)
       ?.views()
       .find((v) => v.name === 'task');
