@@ -3,7 +3,7 @@
 // `switchboard/idempotency-key`, or REST's `Idempotency-Key` header (rest.ts puts it in `_meta`) — and hand the store
 // a claim, so a retry with the same key answers the first result instead of creating a second record.
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { Config } from '../config/schema.ts';
 import { type IdempotencyClaim, IdempotencyKeySchema, type Once } from '../store/idempotency.ts';
 import type { Capability } from './capability.ts';
@@ -53,13 +53,16 @@ export function defineCreating<I extends Shape, O extends z.ZodType>(cap: Creati
     handle: async (given: Record<string, unknown>, ctx: CallContext) => {
       const { [IDEMPOTENCY_FIELD]: field, ...args } = given;
       const key = idempotencyKey(field as string | undefined, ctx.meta);
-      const claim: IdempotencyClaim | undefined = key === undefined ? undefined : {
-        principal: ctx.principal.id,
-        capability: cap.name,
-        key,
-        fingerprint: fingerprint(args),
-        ttlMs: retentionMs(ctx),
-      };
+      const claim: IdempotencyClaim | undefined =
+        key === undefined
+          ? undefined
+          : {
+              principal: ctx.principal.id,
+              capability: cap.name,
+              key,
+              fingerprint: fingerprint(args),
+              ttlMs: retentionMs(ctx),
+            };
       try {
         return (await create(args as z.output<I>, ctx, claim)).value;
       } catch (err) {
