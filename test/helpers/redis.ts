@@ -98,13 +98,18 @@ export class PrivateRedis {
 
   private get pid(): number {
     const pid = this.proc?.pid;
-    if (pid === undefined || this.proc?.exitCode !== null) throw new Error('redis-server is not running');
+    if (pid === undefined || !this.running) throw new Error('redis-server is not running');
     return pid;
+  }
+
+  /** Started and not exited (a process killed by a signal has a signalCode and no exitCode). */
+  private get running(): boolean {
+    return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
   }
 
   async stop(): Promise<void> {
     const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
+    if (!proc || !this.running) return;
     const exited = new Promise((r) => proc.once('exit', r));
     proc.kill('SIGCONT');
     proc.kill('SIGKILL');
