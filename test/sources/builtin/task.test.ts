@@ -161,7 +161,10 @@ describe('task.create with an idempotency key', () => {
       { 'switchboard/idempotency-key': 'shared' },
       { id: 'bob', roles: ['*'] },
     );
-    expect(mine.ok && theirs.ok && mine.value.id !== theirs.value.id).toBe(true);
+    expect([mine.ok, theirs.ok]).toEqual([true, true]);
+    const ids = [mine, theirs].map((out) => (out.ok ? (out.value as Task).id : undefined));
+    expect(ids[0]).not.toBe(ids[1]);
+    expect((await hub.value('task.list')).tasks).toHaveLength(2);
   });
 
   it('refuses a key reused with different input with CONFLICT saying so, and creates nothing', async () => {
