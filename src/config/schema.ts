@@ -274,6 +274,8 @@ export const ConfigSchema = z
           .default('redis://127.0.0.1:6379'),
         /** Prepended to every Redis key: instances that serve one deployment share it, others must not. */
         prefix: z.string().min(1).max(100).default('switchboard:'),
+        /** How long an idempotency key of a creating call (task.create) is remembered, in hours. */
+        idempotency_retention_hours: z.number().positive().max(8784).default(24),
       })
       .strict()
       .default({
@@ -281,6 +283,7 @@ export const ConfigSchema = z
         path: '.switchboard/state.db',
         url: 'redis://127.0.0.1:6379',
         prefix: 'switchboard:',
+        idempotency_retention_hours: 24,
       }),
     handlers: z
       .object({

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Cancellation } from '../core/cancellation.ts';
 import type { BusEvent, Principal } from '../core/context.ts';
+import { IDEMPOTENCY_META_KEY } from '../core/creating.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { outwardEvent } from '../observe/redact.ts';
@@ -66,6 +67,7 @@ export async function callTool(
       message: `The tool name in the path is not valid percent-encoding: '${name.slice(0, 100)}'.`,
     });
   }
+  const idempotencyKey = req.headers['idempotency-key'];
   const outcome = await hub.pipeline.call({
     principal,
     name: decoded,
@@ -73,6 +75,8 @@ export async function callTool(
     transport: 'rest',
     cancellation,
     requestId: requestIdFrom(req.headers['x-request-id']),
+    // The IETF Idempotency-Key header reaches a creating capability the way MCP's _meta key does.
+    ...(idempotencyKey === undefined ? {} : { meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey } }),
   });
   res.off('close', onClose);
   if (res.destroyed) return;

@@ -3,6 +3,9 @@
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';
+import type { IdempotencyClaim, Once } from './idempotency.ts';
+
+export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
 
 export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
@@ -104,6 +107,13 @@ export type TaskUpdateResult =
 
 export interface TaskStore {
   create(task: NewTask): Promise<Task>;
+  /**
+   * Create under an idempotency key, atomically with the key: the first call with a key creates the task and keeps
+   * it as the key's result until the key expires (`claim.ttlMs`); a later call with the same principal, capability,
+   * key and fingerprint creates nothing and answers that first task (`replayed: true`); the same key with another
+   * fingerprint is CONFLICT. A malformed claim is INVALID_INPUT and nothing is written.
+   */
+  createOnce(task: NewTask, claim: IdempotencyClaim): Promise<Once<Task>>;
   get(id: string): Promise<Task | undefined>;
   /** Ordered by priority (high first), then creation time, then id; stable under concurrent inserts. */
   list(filter?: TaskFilter): Promise<TaskPage>;

@@ -37,6 +37,7 @@ import {
   type TokenRecord,
   type TokenStore,
 } from './contract.ts';
+import { checkClaim, claimId, type IdempotencyClaim, idempotencyRecord, type Once, replay } from './idempotency.ts';
 import { pairs, RedisHooks, RedisScriptRuns, RUN_SCRIPTS, type RunScripts } from './redis-runs.ts';
 import { RedisAgentSessions, SESSION_SCRIPTS, type SessionScripts } from './redis-sessions.ts';
 import {
@@ -68,6 +69,12 @@ import {
 /** How long a command may wait for Redis before the call fails with UNAVAILABLE (fail fast, never hang). */
 export const REDIS_COMMAND_TIMEOUT_MS = 2_000;
 
+/** ioredis's error for a command that got no answer within {@link REDIS_COMMAND_TIMEOUT_MS}. */
+const COMMAND_TIMED_OUT = 'Command timed out';
+
+/** How often a Redis that stopped answering is asked again (at most). */
+const STALL_PROBE_MS = 250;
+
 // --- Lua scripts ---------------------------------------------------------------------------------------------------
 // Keys are derived from the prefix inside the scripts (one Redis server, not Cluster: see docs/scale-out.md).
 
@@ -98,13 +105,39 @@ local function index(P, k)
 end
 `;
 
+/** Write a new task hash from the field/value pairs in ARGV from `first` on, and index it. */
+const LUA_TASK_NEW = `${LUA_INDEX}
+local function new_task(P, k, first)
+  for i = first, #ARGV, 2 do redis.call('HSET', k, ARGV[i], ARGV[i + 1]) end
+  index(P, k)
+end
+`;
+
+/**
+ * Idempotency keys for any creating script (src/store/idempotency.ts): the stored record of a key already taken,
+ * and taking one — in the same script as the write, so a key and its record exist together or not at all.
+ */
+const LUA_ONCE = `
+local function once_seen(k) return redis.call('GET', k) end
+local function once_keep(k, record, ttl) redis.call('SET', k, record, 'PX', ttl) end
+`;
+
 /** KEYS[1] task; ARGV: prefix, then field/value pairs. */
-const LUA_TASK_CREATE = `${LUA_INDEX}
-local P = ARGV[1]
-local k = KEYS[1]
-for i = 2, #ARGV, 2 do redis.call('HSET', k, ARGV[i], ARGV[i + 1]) end
-index(P, k)
+const LUA_TASK_CREATE = `${LUA_TASK_NEW}
+new_task(ARGV[1], KEYS[1], 2)
 return 1
+`;
+
+/**
+ * KEYS[1] task, KEYS[2] idempotency key; ARGV: prefix, the key's record (JSON), its ttl in ms, then field/value
+ * pairs. Answers the stored record when the key is taken (nothing is written), else false.
+ */
+const LUA_TASK_CREATE_ONCE = `${LUA_TASK_NEW}${LUA_ONCE}
+local seen = once_seen(KEYS[2])
+if seen then return seen end
+new_task(ARGV[1], KEYS[1], 4)
+once_keep(KEYS[2], ARGV[2], ARGV[3])
+return false
 `;
 
 /**
@@ -237,6 +270,7 @@ return n
 
 interface Scripts {
   sbTaskCreate(key: string, ...args: string[]): Promise<number>;
+  sbTaskCreateOnce(key: string, claimKey: string, ...args: string[]): Promise<string | null>;
   sbTaskUpdate(key: string, ...args: string[]): Promise<[string, string[]?]>;
   sbTaskRelease(...args: string[]): Promise<string[]>;
   sbInstanceRegister(k1: string, k2: string, ...args: string[]): Promise<string[]>;
@@ -253,6 +287,7 @@ type Client = Redis & Scripts & RunScripts & SessionScripts;
 
 const SCRIPTS: [keyof Scripts, number, string][] = [
   ['sbTaskCreate', 1, LUA_TASK_CREATE],
+  ['sbTaskCreateOnce', 2, LUA_TASK_CREATE_ONCE],
   ['sbTaskUpdate', 1, LUA_TASK_UPDATE],
   ['sbTaskRelease', 0, LUA_TASK_RELEASE],
   ['sbInstanceRegister', 2, LUA_INSTANCE_REGISTER],
@@ -326,6 +361,30 @@ class RedisTasks implements TaskStore {
   ) {}
 
   async create(task: NewTask): Promise<Task> {
+    const { key, args, task: created } = this.newTask(task);
+    await this.io(() => this.r.sbTaskCreate(key, this.P, ...args));
+    return created;
+  }
+
+  async createOnce(task: NewTask, claim: IdempotencyClaim): Promise<Once<Task>> {
+    const checked = checkClaim(claim);
+    const { key, args, task: created } = this.newTask(task);
+    const record = idempotencyRecord(checked, created);
+    const seen = await this.io(() =>
+      this.r.sbTaskCreateOnce(
+        key,
+        `${this.P}idem:${claimId(checked)}`,
+        this.P,
+        JSON.stringify(record),
+        String(checked.ttlMs),
+        ...args,
+      ),
+    );
+    return seen === null ? { value: created, replayed: false } : replay<Task>(checked, JSON.parse(seen));
+  }
+
+  /** A checked new task: its key, its hash as field/value pairs (null fields left out), and the task itself. */
+  private newTask(task: NewTask): { key: string; args: string[]; task: Task } {
     if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
     const text = checkString(task.text, 'text', { nonEmpty: true })!;
     const priority = checkInt(task.priority, 'priority');
@@ -348,8 +407,11 @@ class RedisTasks implements TaskStore {
       ord: orderKey(priority, id),
     };
     const args = Object.entries(fields).flatMap(([k, v]) => (v === null ? [] : [k, v]));
-    await this.io(() => this.r.sbTaskCreate(`${this.P}task:${id}`, this.P, ...args));
-    return toTask(Object.fromEntries(args.flatMap((v, i) => (i % 2 ? [] : [[v, args[i + 1]]]))));
+    return {
+      key: `${this.P}task:${id}`,
+      args,
+      task: toTask(Object.fromEntries(args.flatMap((v, i) => (i % 2 ? [] : [[v, args[i + 1]]])))),
+    };
   }
 
   async get(id: string): Promise<Task | undefined> {
@@ -847,6 +909,8 @@ export class RedisStore implements Store {
   readonly scriptRuns: ScriptRunStore;
   readonly agentSessions: AgentSessionStore;
   private closed = false;
+  /** Set while Redis is known to have stopped answering (see {@link RedisStore.io}); ends when it answers again. */
+  private stalled: Promise<void> | undefined;
 
   private constructor(
     /** The connection (the event bus and shared policy reuse its options for their own connections). */
@@ -901,15 +965,42 @@ export class RedisStore implements Store {
     return new RedisStore(client, opts.url, opts.prefix);
   }
 
-  /** Run one Redis operation, turning a connection failure into UNAVAILABLE that names the server. */
+  /**
+   * Run one Redis operation, turning a failure into UNAVAILABLE that names the server and says honestly whether the
+   * request may have been carried out. A request is not sent at all while the connection is down or while Redis is
+   * known to have stopped answering (a command timed out and no answer came since): it then fails at once, certainly
+   * not carried out, and a call that makes several round trips waits for at most one command timeout.
+   */
   async io<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new SwitchboardError('UNAVAILABLE', `The Redis store ${safeRedisUrl(this.url)} is closed.`);
+    if (this.client.status !== 'ready') throw unavailable(this.url, new NotSent(`connection ${this.client.status}`));
+    if (this.stalled) throw unavailable(this.url, new NotSent('it stopped answering'));
     try {
       return await fn();
     } catch (err) {
       if (err instanceof SwitchboardError) throw err;
+      if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.watchStall();
       throw unavailable(this.url, err);
     }
+  }
+
+  /**
+   * Redis stopped answering: hold back further commands until it answers a PING again (a stopped server answers
+   * everything it was sent when it resumes, so every command held back is one that certainly did not happen).
+   */
+  private watchStall(): void {
+    if (this.stalled) return;
+    this.stalled = (async () => {
+      while (!this.closed) {
+        const asked = Date.now();
+        const answered = await this.client.ping().catch(() => undefined);
+        if (answered !== undefined) break;
+        // A ping refused at once (the connection is down) is asked again after a pause, not in a busy loop.
+        const rest = STALL_PROBE_MS - (Date.now() - asked);
+        if (rest > 0) await new Promise((r) => setTimeout(r, rest).unref());
+      }
+      this.stalled = undefined;
+    })();
   }
 
   async ping(): Promise<boolean> {
@@ -950,19 +1041,36 @@ function escapeGlob(s: string): string {
   return s.replace(/[*?[\]\\]/g, '\\$&');
 }
 
-/** The error every Redis failure becomes: the call did not happen (or did not finish) and may be retried. */
+/** ioredis's error for a command it did not send because the connection was not writable. */
+const NOT_SENT = /enableOfflineQueue options is false/;
+
+/** Why the store did not send a request at all. */
+class NotSent extends Error {}
+
+/**
+ * The error every Redis failure becomes, with `details.outcome` saying what a retry risks: `not_carried_out` when
+ * the request certainly did not reach Redis (it was never sent, or Redis refused it), `unknown` when it was sent and
+ * no answer came (a timeout, a connection lost mid-way): Redis may have run it, or may still run it when it resumes.
+ */
 export function unavailable(url: string, err: unknown): SwitchboardError {
   const why = err instanceof Error ? err.message : String(err);
+  const where = `Redis at ${safeRedisUrl(url)}`;
   // A reply error is Redis answering "no" (out of memory under noeviction, a read-only replica), not silence.
   if (err instanceof Error && err.name === 'ReplyError')
     return new SwitchboardError(
       'UNAVAILABLE',
-      `Redis at ${safeRedisUrl(url)} refused the request (${why}); it was not carried out. Check the Redis server (memory, role).`,
-      { store: 'refused' },
+      `${where} refused the request (${why}); it was not carried out. Check the Redis server (memory, role).`,
+      { store: 'refused', outcome: 'not_carried_out' },
+    );
+  if (err instanceof NotSent || NOT_SENT.test(why))
+    return new SwitchboardError(
+      'UNAVAILABLE',
+      `${where} is unreachable (${why}); the request was not carried out. Retry when Redis is back.`,
+      { store: 'unreachable', outcome: 'not_carried_out' },
     );
   return new SwitchboardError(
     'UNAVAILABLE',
-    `Redis at ${safeRedisUrl(url)} is unreachable (${why}); the request was not carried out. Retry when Redis is back.`,
-    { store: 'unreachable' },
+    `${where} is unreachable (${why}) after the request was sent, so it may or may not have been carried out (Redis may still run it when it resumes). Check the outcome before repeating a write.`,
+    { store: 'unreachable', outcome: 'unknown' },
   );
 }

@@ -51,6 +51,7 @@ import {
   type TokenRecord,
   type TokenStore,
 } from './contract.ts';
+import { checkClaim, type IdempotencyClaim, idempotencyRecord, type Once, replay } from './idempotency.ts';
 import { sqliteAddon } from './sqlite-addon.ts';
 import { SqliteAuditSink } from './sqlite-audit-sink.ts';
 import {
@@ -266,6 +267,19 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE audit_segments ADD COLUMN times BLOB CHECK (times IS NULL OR length(times) = 16 * count);
   `,
+  // 8: idempotency keys of creating calls (src/store/idempotency.ts), each with its first result, written in the
+  // transaction that creates the record.
+  `
+  CREATE TABLE idempotency_keys (
+    principal  TEXT NOT NULL,
+    capability TEXT NOT NULL,
+    key        TEXT NOT NULL,
+    record     TEXT NOT NULL CHECK (json_valid(record)),
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (principal, capability, key)
+  ) STRICT, WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 /** The schema version this build writes. */
@@ -326,7 +340,48 @@ const PATCH_COLUMNS: { [K in keyof Required<TaskPatch>]: (v: unknown) => Partial
   assessment: (v) => ({ assessment: checkAssessment(v) }),
 };
 
+/**
+ * Idempotency keys for any creating write: `find` and `keep` run inside the write's own transaction, so a key and
+ * the record it stands for are stored together or not at all.
+ */
+class SqliteIdempotencyKeys {
+  private readonly select: Statement;
+  private readonly upsert: Statement;
+  private readonly expire: Statement;
+
+  constructor(db: Db) {
+    this.select = db.prepare(
+      `SELECT record FROM idempotency_keys
+       WHERE principal = @principal AND capability = @capability AND key = @key AND expires_at > @now`,
+    );
+    // An expired key may still be in the table (pruned lazily): taking it again replaces it.
+    this.upsert = db.prepare(
+      `INSERT OR REPLACE INTO idempotency_keys (principal, capability, key, record, expires_at)
+       VALUES (@principal, @capability, @key, @record, @expires_at)`,
+    );
+    this.expire = db.prepare('DELETE FROM idempotency_keys WHERE expires_at <= ?');
+  }
+
+  /** The stored record of a live key, parsed; undefined when the key is new or expired. */
+  find(claim: IdempotencyClaim): unknown {
+    const row = this.select.get({ ...scope(claim), now: Date.now() }) as { record: string } | undefined;
+    return row && JSON.parse(row.record);
+  }
+
+  /** Store the key with the call's result, and drop keys whose retention ended (a range on the expiry index). */
+  keep(claim: IdempotencyClaim, result: unknown): void {
+    const record = idempotencyRecord(claim, result);
+    this.expire.run(Date.now());
+    this.upsert.run({ ...scope(claim), record: JSON.stringify(record), expires_at: record.expiresAt });
+  }
+}
+
+function scope(claim: IdempotencyClaim): { principal: string; capability: string; key: string } {
+  return { principal: claim.principal, capability: claim.capability, key: claim.key };
+}
+
 class SqliteTasks implements TaskStore {
+  private readonly keys: SqliteIdempotencyKeys;
   private readonly insert: Statement;
   private readonly byId: Statement;
   private readonly write: Statement;
@@ -338,6 +393,7 @@ class SqliteTasks implements TaskStore {
     private readonly db: Db,
     private readonly live: () => void,
   ) {
+    this.keys = new SqliteIdempotencyKeys(db);
     this.insert = db.prepare(
       `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version, estimated_complexity, assessment)
        VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version, @estimated_complexity, @assessment)`,
@@ -370,6 +426,29 @@ class SqliteTasks implements TaskStore {
 
   async create(task: NewTask): Promise<Task> {
     this.live();
+    const row = this.newRow(task);
+    this.insert.run(row);
+    return toTask(row);
+  }
+
+  async createOnce(task: NewTask, claim: IdempotencyClaim): Promise<Once<Task>> {
+    this.live();
+    const checked = checkClaim(claim);
+    const row = this.newRow(task);
+    return this.db
+      .transaction((): Once<Task> => {
+        const seen = this.keys.find(checked);
+        if (seen) return replay<Task>(checked, seen);
+        this.insert.run(row);
+        const created = toTask(row);
+        this.keys.keep(checked, created);
+        return { value: created, replayed: false };
+      })
+      .immediate();
+  }
+
+  /** A checked new task as a row: pending, version 1, with a fresh id. */
+  private newRow(task: NewTask): TaskRow {
     if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
     const text = checkString(task.text, 'text', { nonEmpty: true })!;
     const priority = checkInt(task.priority, 'priority');
@@ -395,8 +474,7 @@ class SqliteTasks implements TaskStore {
       estimated_complexity: estimatedComplexity,
       assessment: null,
     };
-    this.insert.run(row);
-    return toTask(row);
+    return row;
   }
 
   async get(id: string): Promise<Task | undefined> {

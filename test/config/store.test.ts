@@ -21,7 +21,15 @@ describe('[store]', () => {
       path: '.switchboard/state.db',
       url: 'redis://127.0.0.1:6379',
       prefix: 'switchboard:',
+      idempotency_retention_hours: 24,
     });
+  });
+
+  it('reads idempotency_retention_hours, and refuses one that is not a positive number of hours', () => {
+    const half = project('[store]\nidempotency_retention_hours = 0.5\n');
+    expect(loadConfig(half.dir, half.env).config.store).toMatchObject({ idempotency_retention_hours: 0.5 });
+    const zero = project('[store]\nidempotency_retention_hours = 0\n');
+    expect(() => loadConfig(zero.dir, zero.env)).toThrow(/store\.idempotency_retention_hours/);
   });
 
   it('reads kind, url (with ${VAR} expansion) and prefix for Redis', () => {

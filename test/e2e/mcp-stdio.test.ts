@@ -68,6 +68,22 @@ for (const era of eras)
         expect(JSON.parse((result.content as { text: string }[])[0].text)).toEqual(task);
       });
 
+      it('takes an idempotency key from _meta: a retry answers the first task', async () => {
+        const key = `mcp-retry-${era.label}-${launch.label}`.replaceAll(' ', '_');
+        const send = () =>
+          client.callTool({
+            name: 'task__create',
+            arguments: { text: 'retried over MCP' },
+            _meta: { 'switchboard/idempotency-key': key },
+          });
+        const first = await send();
+        expect(first.isError).toBeFalsy();
+        expect((await send()).structuredContent).toEqual(first.structuredContent);
+        const listed = await client.callTool({ name: 'task__list', arguments: { limit: 500 } });
+        const { tasks } = listed.structuredContent as { tasks: { text: string }[] };
+        expect(tasks.filter((t) => t.text === 'retried over MCP')).toHaveLength(1);
+      });
+
       it('answers schema violations with isError naming the field', async () => {
         const result = await client.callTool({ name: 'task__create', arguments: { text: '', priority: 500 } });
         expect(result.isError).toBe(true);

@@ -61,6 +61,24 @@ describe('REST', () => {
     expect((await timeout.json()).error.code).toBe('TIMEOUT');
   });
 
+  it('takes the Idempotency-Key header: a retry answers the first task instead of creating another', async () => {
+    const post = (text: string) =>
+      fetch(`${server.url}/v1/tools/task__create`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'idempotency-key': 'rest-retry-1' },
+        body: JSON.stringify({ text }),
+      });
+    const first = await (await post('rest idempotent')).json();
+    const again = await post('rest idempotent');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual(first);
+    const listed = await (await call('task__list', { limit: 500 })).json();
+    expect(listed.tasks.filter((t: { text: string }) => t.text === 'rest idempotent')).toHaveLength(1);
+    const reused = await post('something else');
+    expect(reused.status).toBe(409);
+    expect((await reused.json()).error.message).toContain("Idempotency key 'rest-retry-1' was already used");
+  });
+
   it('answers malformed JSON and non-object bodies with 400', async () => {
     const malformed = await call('fixture__echo', undefined, '{"text":');
     expect(malformed.status).toBe(400);

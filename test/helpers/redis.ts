@@ -2,7 +2,7 @@
 // store so runs never meet, and private redis-server processes a test may stop and restart.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
@@ -79,10 +79,39 @@ export class PrivateRedis {
     });
   }
 
+  /**
+   * Stop the server without closing its connections (SIGSTOP): it reads nothing and answers nothing until
+   * {@link resume}, and then runs everything it was sent meanwhile. Returns once the kernel reports it stopped.
+   */
+  pause(): void {
+    const pid = this.pid;
+    process.kill(pid, 'SIGSTOP');
+    // Bounded: a stopped process shows state T in /proc/<pid>/stat within microseconds.
+    for (let i = 0; i < 100_000; i++) if (/^\d+ \(.*\) T /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'))) return;
+    throw new Error(`redis-server ${pid} did not stop`);
+  }
+
+  /** Let a paused server run again (SIGCONT). */
+  resume(): void {
+    process.kill(this.pid, 'SIGCONT');
+  }
+
+  private get pid(): number {
+    const pid = this.proc?.pid;
+    if (pid === undefined || !this.running) throw new Error('redis-server is not running');
+    return pid;
+  }
+
+  /** Started and not exited (a process killed by a signal has a signalCode and no exitCode). */
+  private get running(): boolean {
+    return this.proc !== undefined && this.proc.exitCode === null && this.proc.signalCode === null;
+  }
+
   async stop(): Promise<void> {
     const proc = this.proc;
-    if (!proc || proc.exitCode !== null) return;
+    if (!proc || !this.running) return;
     const exited = new Promise((r) => proc.once('exit', r));
+    proc.kill('SIGCONT');
     proc.kill('SIGKILL');
     await exited;
   }

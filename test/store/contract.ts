@@ -2,7 +2,14 @@
 // It uses only the Store interface — no SQL, no keys, no timing beyond real leases — so it pins behaviour, not storage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../src/core/context.ts';
-import type { NewAuditRecord, Store, Task, TaskFilter, TaskStatus } from '../../src/store/contract.ts';
+import type {
+  IdempotencyClaim,
+  NewAuditRecord,
+  Store,
+  Task,
+  TaskFilter,
+  TaskStatus,
+} from '../../src/store/contract.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -107,6 +114,82 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         await expect(store.tasks.create({ text: 'x', priority: 1, metadata: cyclic })).rejects.toMatchObject({
           code: 'INVALID_INPUT',
         });
+        expect((await store.tasks.list()).tasks).toEqual([]);
+      });
+    });
+
+    describe('idempotency keys', () => {
+      const claim = (over: Partial<IdempotencyClaim> = {}): IdempotencyClaim => ({
+        principal: 'alice',
+        capability: 'task.create',
+        key: 'k-1',
+        fingerprint: 'a'.repeat(64),
+        ttlMs: 60_000,
+        ...over,
+      });
+
+      it('creates once per key: a retry answers the first task and creates nothing', async () => {
+        const first = await store.tasks.createOnce({ text: 'Deploy', priority: 5 }, claim());
+        expect(first).toEqual({ value: expect.objectContaining({ text: 'Deploy', version: 1 }), replayed: false });
+        const again = await store.tasks.createOnce({ text: 'Deploy', priority: 5 }, claim());
+        expect(again).toEqual({ value: first.value, replayed: true });
+        // The first result, as it answered, even after the task moved on.
+        await store.tasks.update(first.value.id, { status: 'assigned', assignedTo: 'i-1' });
+        expect((await store.tasks.createOnce({ text: 'Deploy', priority: 5 }, claim())).value).toEqual(first.value);
+        expect((await store.tasks.list()).tasks.map((t) => t.id)).toEqual([first.value.id]);
+      });
+
+      it('keeps keys apart per principal and per capability', async () => {
+        const a = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim());
+        const b = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim({ principal: 'bob' }));
+        const c = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim({ capability: 'other.create' }));
+        expect(new Set([a.value.id, b.value.id, c.value.id]).size).toBe(3);
+        expect([a.replayed, b.replayed, c.replayed]).toEqual([false, false, false]);
+        expect((await store.tasks.list()).tasks).toHaveLength(3);
+      });
+
+      it('refuses a key reused for a different request with CONFLICT, and creates nothing', async () => {
+        await store.tasks.createOnce({ text: 'one', priority: 1 }, claim());
+        const err = await store.tasks
+          .createOnce({ text: 'two', priority: 1 }, claim({ fingerprint: 'b'.repeat(64) }))
+          .catch((e) => e);
+        expect(err).toMatchObject({
+          code: 'CONFLICT',
+          message: expect.stringMatching(
+            /^Idempotency key 'k-1' was already used for a different task\.create request .*send a new key for a new request/,
+          ),
+          details: { idempotencyKey: 'k-1' },
+        });
+        expect((await store.tasks.list()).tasks.map((t) => t.text)).toEqual(['one']);
+      });
+
+      it('forgets a key after its retention: the same key creates again', async () => {
+        const first = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim({ ttlMs: 1 }));
+        // Bounded: both stores expire by their own clock (Redis: PX), a few ms after the 1 ms retention.
+        let next = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim({ ttlMs: 1 }));
+        for (let i = 0; i < 100 && next.replayed; i++) {
+          await sleep(5);
+          next = await store.tasks.createOnce({ text: 'x', priority: 1 }, claim({ ttlMs: 1 }));
+        }
+        expect(next.replayed).toBe(false);
+        expect(next.value.id).not.toBe(first.value.id);
+      });
+
+      it('refuses a malformed claim with INVALID_INPUT naming the field, and writes nothing', async () => {
+        for (const [bad, field] of [
+          [claim({ key: '' }), /^idempotency claim key: expected 1-255 visible ASCII/],
+          [claim({ key: 'has space' }), /^idempotency claim key: /],
+          [claim({ fingerprint: 'nope' }), /^idempotency claim fingerprint: expected the lowercase hex SHA-256/],
+          [claim({ ttlMs: 0 }), /^idempotency claim ttlMs: /],
+          [{ ...claim(), extra: 1 }, /^idempotency claim: /],
+        ] as const) {
+          await expect(
+            store.tasks.createOnce({ text: 'x', priority: 1 }, bad as IdempotencyClaim),
+          ).rejects.toMatchObject({
+            code: 'INVALID_INPUT',
+            message: expect.stringMatching(field),
+          });
+        }
         expect((await store.tasks.list()).tasks).toEqual([]);
       });
     });

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../../src/core/context.ts';
 import type { Outcome } from '../../../src/core/pipeline.ts';
 import type { Task } from '../../../src/store/contract.ts';
-import { type TestHub, testHub } from '../../helpers/hub.ts';
+import { ADMIN, type TestHub, testHub } from '../../helpers/hub.ts';
 
 let hub: TestHub;
 let events: HubEvent[];
@@ -125,6 +125,71 @@ describe('task.create', () => {
     const error = expectError(await hub.call('task.create', input), 'INVALID_INPUT', field);
     expect(((error.details?.issues ?? []) as { path: string }[]).map((i) => i.path).join(' ')).toContain(
       field === 'status' ? '(root)' : field,
+    );
+    expect((await hub.value('task.list')).tasks).toEqual([]);
+  });
+});
+
+describe('task.create with an idempotency key', () => {
+  const withMeta = (input: Record<string, unknown>, meta: Record<string, unknown>, principal = ADMIN) =>
+    hub.pipeline.call({ principal, name: 'task.create', input, transport: 'http', meta });
+
+  it('answers a retry with the same key and input with the first task, creating and announcing it once', async () => {
+    const first = await create({ idempotency_key: 'req-1', priority: 7 });
+    const again = await create({ idempotency_key: 'req-1', priority: 7 });
+    expect(again).toEqual(first);
+    expect(first).not.toHaveProperty('idempotency_key');
+    expect((await hub.value('task.list')).tasks.map((t: Task) => t.id)).toEqual([first.id]);
+    expect(events.filter((e) => e.action === 'create')).toHaveLength(1);
+    // Without a key, every call creates.
+    await create();
+    await create();
+    expect((await hub.value('task.list')).tasks).toHaveLength(3);
+  });
+
+  it('takes the key from MCP _meta "switchboard/idempotency-key" as well, the same key as the input field', async () => {
+    const viaMeta = await withMeta({ text: 'Write the README' }, { 'switchboard/idempotency-key': 'req-2' });
+    expect(viaMeta.ok).toBe(true);
+    expect(await create({ idempotency_key: 'req-2' })).toEqual(viaMeta.ok && viaMeta.value);
+    expect((await hub.value('task.list')).tasks).toHaveLength(1);
+  });
+
+  it('keeps keys per principal: the same key from another principal creates its own task', async () => {
+    const mine = await withMeta({ text: 'x' }, { 'switchboard/idempotency-key': 'shared' });
+    const theirs = await withMeta(
+      { text: 'x' },
+      { 'switchboard/idempotency-key': 'shared' },
+      { id: 'bob', roles: ['*'] },
+    );
+    expect([mine.ok, theirs.ok]).toEqual([true, true]);
+    const ids = [mine, theirs].map((out) => (out.ok ? (out.value as Task).id : undefined));
+    expect(ids[0]).not.toBe(ids[1]);
+    expect((await hub.value('task.list')).tasks).toHaveLength(2);
+  });
+
+  it('refuses a key reused with different input with CONFLICT saying so, and creates nothing', async () => {
+    await create({ idempotency_key: 'req-3', text: 'first' });
+    const out = await hub.call('task.create', { idempotency_key: 'req-3', text: 'second' });
+    expectError(
+      out,
+      'CONFLICT',
+      "Idempotency key 'req-3' was already used for a different task.create request",
+      'send a new key for a new request',
+    );
+    expect((await hub.value('task.list')).tasks.map((t: Task) => t.text)).toEqual(['first']);
+  });
+
+  it('refuses a malformed key, or two different keys, with INVALID_INPUT saying what is expected', async () => {
+    expectError(await hub.call('task.create', { text: 'x', idempotency_key: '' }), 'INVALID_INPUT', 'idempotency_key');
+    expectError(
+      await withMeta({ text: 'x' }, { 'switchboard/idempotency-key': 42 }),
+      'INVALID_INPUT',
+      '_meta "switchboard/idempotency-key" (or the Idempotency-Key header): Invalid input: expected string',
+    );
+    expectError(
+      await withMeta({ text: 'x', idempotency_key: 'a' }, { 'switchboard/idempotency-key': 'b' }),
+      'INVALID_INPUT',
+      "idempotency_key 'a' and _meta \"switchboard/idempotency-key\" (or the Idempotency-Key header) 'b' differ",
     );
     expect((await hub.value('task.list')).tasks).toEqual([]);
   });

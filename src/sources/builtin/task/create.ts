@@ -1,16 +1,17 @@
 // task.create: put a new task on the shared board, pending until someone assigns it.
 // The board is shared by every agent and instance connected to this hub (and to hubs sharing its store).
 import { z } from 'zod';
-import { defineCapability } from '../../../core/capability.ts';
+import { defineCreating } from '../../../core/creating.ts';
 import { TASK_COMPLEXITIES } from '../../../store/contract.ts';
 import { announce, MetadataSchema, TaskSchema } from './shared.ts';
 
-/** `task.create` — add a pending task to the board. */
-export const taskCreate = defineCapability({
+/** `task.create` — add a pending task to the board; with an idempotency key, a retry answers the same task. */
+export const taskCreate = defineCreating({
   name: 'task.create',
   title: 'Create task',
   description:
-    'Create a task on the shared task board, visible to every agent using this hub. It starts as pending; hand it to a registered instance with task.assign. Returns the new task with its id (e.g. t-01jd3m8x2k4f9qzr). Use priority to order work (higher first in task.list) and type/metadata to let others filter and act on it.',
+    'Create a task on the shared task board, visible to every agent using this hub. It starts as pending; hand it to a registered instance with task.assign. Returns the new task with its id (e.g. t-01jd3m8x2k4f9qzr). Use priority to order work (higher first in task.list) and type/metadata to let others filter and act on it. Pass idempotency_key to make a retry safe.',
+  lookup: 'task.list',
   input: z.strictObject({
     text: z
       .string()
@@ -40,15 +41,18 @@ export const taskCreate = defineCapability({
   }),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handle: async ({ text, priority, type, metadata, estimated_complexity }, ctx) => {
-    const task = await ctx.services.store.tasks.create({
+  create: async ({ text, priority, type, metadata, estimated_complexity }, ctx, claim) => {
+    const task = {
       text,
       priority,
       type: type ?? null,
       metadata: metadata ?? null,
       estimatedComplexity: estimated_complexity ?? null,
-    });
-    announce(ctx.services, task, 'create');
-    return task;
+    };
+    const { tasks } = ctx.services.store;
+    const created = claim ? await tasks.createOnce(task, claim) : { value: await tasks.create(task), replayed: false };
+    // A replay changed nothing on the board: nothing to announce.
+    if (!created.replayed) announce(ctx.services, created.value, 'create');
+    return created;
   },
 });
