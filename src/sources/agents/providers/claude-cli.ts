@@ -68,6 +68,13 @@ export const claudeCliProvider: Provider = {
       throw new SwitchboardError('UNAVAILABLE', this.problem(req.config, req.env, req.meta.project_dir) as string);
     if (!req.prompt)
       throw new SwitchboardError('INVALID_INPUT', 'The claude-cli provider needs a prompt for every turn.');
+    // The runtime records the granted mode in the meta before every turn (src/sources/agents/grant.ts).
+    const permissionMode = req.meta.options.permission_mode;
+    if (!permissionMode)
+      throw new SwitchboardError(
+        'INTERNAL',
+        'The session has no permission_mode; it is set before every claude-cli turn.',
+      );
     // A new session gets its id from us, so the meta names it before claude starts: a crash mid-turn stays resumable.
     const sessionId = req.meta.provider_session_id ?? randomUUID();
     const resuming = req.meta.provider_session_id !== null;
@@ -78,7 +85,7 @@ export const claudeCliProvider: Provider = {
       'stream-json',
       '--verbose',
       '--permission-mode',
-      req.config.providers['claude-cli'].permission_mode,
+      permissionMode,
       ...(resuming ? ['-r', sessionId] : ['--session-id', sessionId]),
       ...(req.model ? ['--model', req.model] : []),
       ...(req.systemPrompt ? ['--append-system-prompt', req.systemPrompt] : []),
