@@ -343,56 +343,6 @@ describe('anthropic provider', () => {
     expect(!off.ok && off.error.message).toMatch(/enable_shell needs enable_builtins: true/);
   });
 
-  it('the shell is refused unless agent.json says "shell": true, naming the file and the key; nothing runs', async () => {
-    api = await startFakeAnthropic();
-    hub = await agentHub({
-      anthropic: api.url,
-      agents: {
-        plain: { json: { name: 'plain', provider: 'anthropic' } },
-        tasks: { json: { name: 'tasks', provider: 'anthropic', builtins: false } },
-      },
-    });
-    const asked = { prompt: 'x', enable_builtins: true, builtin_config: { enable_shell: true } };
-    const plain = await hub.call('agent.start', { session_name: 's1', agent_name: 'plain', ...asked });
-    expect(!plain.ok && plain.error).toEqual({
-      code: 'FORBIDDEN',
-      message: 'Agent \'plain\' does not allow the shell: set "shell": true in .switchboard/agents/plain/agent.json.',
-    });
-    const none = await hub.call('agent.start', { session_name: 's2', provider: 'anthropic', ...asked });
-    expect(!none.ok && none.error).toMatchObject({
-      code: 'FORBIDDEN',
-      message: expect.stringContaining('A session without agent_name does not allow the shell'),
-    });
-    const builtins = await hub.call('agent.start', {
-      session_name: 's3',
-      agent_name: 'tasks',
-      prompt: 'x',
-      enable_builtins: true,
-    });
-    expect(!builtins.ok && builtins.error).toEqual({
-      code: 'FORBIDDEN',
-      message:
-        'Agent \'tasks\' does not allow built-in tools: set "builtins": true (or a list of capability names) in .switchboard/agents/tasks/agent.json.',
-    });
-    // Refused before a session exists or a model is asked.
-    expect(api.messages()).toHaveLength(0);
-    expect((await hub.value('session.list', { response_format: 'json' })).total).toBe(0);
-  });
-
-  it('agent.json "builtins" as a list offers only the capabilities it names', async () => {
-    api = await startFakeAnthropic({ replies: ['done'] });
-    hub = await agentHub({
-      anthropic: api.url,
-      agents: { board: { json: { name: 'board', provider: 'anthropic', builtins: ['task.list', 'task.get'] } } },
-    });
-    await hub.value('agent.start', { session_name: 'b', agent_name: 'board', prompt: 'x', enable_builtins: true });
-    const offered = api
-      .messages()[0]
-      .body.tools.map((t: { name: string }) => t.name)
-      .sort();
-    expect(offered).toEqual(['task__get', 'task__list']);
-  });
-
   it('the shell can be switched off in config, and says so', async () => {
     api = await startFakeAnthropic();
     hub = await agentHub({ anthropic: api.url, config: '[agents]\nshell = false' });
