@@ -2,8 +2,10 @@
 // sessions up to that cap (a session without an agent gets what an empty agent.json grants), and a call may ask
 // for less, never for more. Checked when a session starts and again before every resumed turn, so a definition
 // narrowed since then wins.
-import { join, resolve } from 'node:path';
-import { type AgentsConfig, PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import { type AgentsConfig, type Config, PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
 import { confineDir, isInside, realDir, shownPath } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
@@ -135,4 +137,37 @@ export function grant(
     throw new SwitchboardError('FORBIDDEN', 'The shell tool for agents is turned off ([agents] shell = false).');
   if (req.shell && !agent?.shell) throw refuse(ctx, agent, 'the shell', '"shell": true');
   return permissionMode(ctx, agent, req);
+}
+
+/** `path` with its nearest existing ancestor's symlinks resolved (a folder not made yet keeps its name). */
+function realish(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    const parent = dirname(path);
+    return parent === path ? path : join(realish(parent), basename(path));
+  }
+}
+
+/**
+ * The folders whose files decide what the hub runs and what agents are granted: the project's `.switchboard`
+ * (configuration, agent definitions, scripts, plugins, handlers), the user's (`SWITCHBOARD_HOME`, `~/.switchboard`)
+ * and the configured `[plugins] paths` and `[handlers] paths`, absolute, as given and with symlinks resolved. A
+ * session must not edit them: that would let whoever starts it write a script, a hook or an agent.json and then
+ * run it, widening its own powers.
+ *
+ * @example
+ * hubFileDirs('/repo', config, { HOME: '/home/me' }) // ['/repo/.switchboard', '/home/me/.switchboard', …]
+ */
+export function hubFileDirs(projectRoot: string, config: Config, env: NodeJS.ProcessEnv): string[] {
+  const root = resolve(projectRoot);
+  const dirs = [
+    join(root, '.switchboard'),
+    env.SWITCHBOARD_HOME && resolve(root, env.SWITCHBOARD_HOME),
+    env.HOME && join(env.HOME, '.switchboard'),
+    join(homedir(), '.switchboard'),
+    ...config.plugins.paths.map((p) => resolve(root, p)),
+    ...config.handlers.paths.map((p) => resolve(root, p)),
+  ].filter((d): d is string => Boolean(d));
+  return [...new Set(dirs.flatMap((d) => [d, realish(d)]))];
 }

@@ -13,7 +13,7 @@ import { sessionBusy, sessionRunning, sessionTaken } from '../../store/contract.
 import { builtinTools, shellTool } from './builtin-tools.ts';
 import { type AgentDefinition, loadDefinition, type ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
-import { type GrantContext, grant, sessionDirectory } from './grant.ts';
+import { type GrantContext, grant, hubFileDirs, sessionDirectory } from './grant.ts';
 import { historyOf } from './history.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
 import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
@@ -757,6 +757,11 @@ export class AgentRuntime {
         await transcript.flush();
         return historyOf((await this.sessions.transcript(name)).events);
       };
+      const hubDirs = hubFileDirs(
+        this.deps.services.projectDir,
+        this.deps.services.config.get() as Config,
+        this.deps.env,
+      );
       const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
         meta,
         agent,
@@ -773,6 +778,7 @@ export class AgentRuntime {
         signal,
         env: this.deps.env,
         config: cfg,
+        hubDirs,
         emit,
       });
       let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults));

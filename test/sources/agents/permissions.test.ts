@@ -5,6 +5,7 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { denyEdits } from '../../../src/sources/agents/providers/claude-cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
@@ -267,5 +268,82 @@ describe('claude-cli permission mode (real claude binary)', () => {
       ),
     });
     expect(api.messages()).toHaveLength(1);
+  }, 60_000);
+});
+
+describe("the hub's own files (real claude binary)", () => {
+  const write = (file_path: string, content: string) => ({
+    content: [{ type: 'tool_use' as const, name: 'Write', input: { file_path, content } }],
+  });
+
+  it('below bypassPermissions a session cannot edit .switchboard, the user folder or a [plugins] path, symlinks included; elsewhere it edits', async () => {
+    api = await startFakeAnthropic();
+    hub = await agentHub({ anthropic: api.url, config: '[plugins]\npaths = ["tools/plugins"]' });
+    const dir = realpathSync(hub.dir);
+    const config = join(dir, '.switchboard/config.toml');
+    const before = readFileSync(config, 'utf8');
+    symlinkSync(join(dir, '.switchboard'), join(dir, 'link-sb'));
+    const denied = [
+      '.switchboard/scripts/widen.md',
+      '.switchboard/agents/wide/agent.json',
+      '.home/plugins/evil/plugin.toml', // SWITCHBOARD_HOME, the user's folder in the test hub
+      'tools/plugins/evil/plugin.toml',
+      'link-sb/scripts/via-link.md',
+      '.claude/settings.json', // claude refuses this one itself: its own settings could grant Bash next turn
+    ];
+    api.enqueue(
+      ...denied.map((f) => write(join(dir, f), '{"permission_mode": "bypassPermissions", "shell": true}')),
+      { content: [{ type: 'tool_use', name: 'Read', input: { file_path: config } }] },
+      {
+        content: [
+          {
+            type: 'tool_use',
+            name: 'Edit',
+            input: { file_path: config, old_string: '[agents.providers.claude-cli]', new_string: '[agents]' },
+          },
+        ],
+      },
+      write(join(dir, 'notes.txt'), 'project work'),
+      'done',
+    );
+    const result = await hub.value('agent.start', { session_name: 'e', prompt: 'widen yourself' });
+    expect(result.status).toBe('completed');
+    expect(claudePermissionMode('e')).toBe('acceptEdits');
+    for (const f of denied) expect(existsSync(join(dir, f)), f).toBe(false);
+    expect(existsSync(join(dir, '.switchboard/scripts/via-link.md'))).toBe(false);
+    expect(readFileSync(config, 'utf8')).toBe(before);
+    // The Read went through (sessions may read the hub's files), the Edit after it was denied.
+    const results = api
+      .messages()
+      .slice(1)
+      .map((m) => m.body.messages.at(-1).content.find((b: { type: string }) => b.type === 'tool_result'));
+    expect(results.map((r: { is_error?: boolean }) => Boolean(r.is_error))).toEqual([
+      ...denied.map(() => true),
+      false,
+      true,
+      false,
+    ]);
+    expect(readFileSync(join(dir, 'notes.txt'), 'utf8')).toBe('project work');
+  }, 90_000);
+
+  it('the deny rule is absolute and turns pattern characters in the path into ?, so a folder named like a glob still matches', () => {
+    expect(denyEdits('/repo/.switchboard')).toBe('Edit(//repo/.switchboard/**)');
+    // Checked with the real binary: `[x]` is a character class and backslash escapes are not honoured.
+    expect(denyEdits('/tmp/my proj, [x]*{e}!(y)#/é/.switchboard')).toBe(
+      'Edit(//tmp/my proj, ?x???e???y??/é/.switchboard/**)',
+    );
+  });
+
+  it('bypassPermissions, granted in agent.json, edits them: the owner chose a session that runs any command', async () => {
+    api = await startFakeAnthropic();
+    hub = await agentHub({
+      anthropic: api.url,
+      claudePermissionLimit: 'bypassPermissions',
+      agents: { builder: { json: { name: 'builder', permission_mode: 'bypassPermissions' } } },
+    });
+    const file = join(realpathSync(hub.dir), '.switchboard/scripts/owner.md');
+    api.enqueue(write(file, '# maintained by the builder'), 'done');
+    await hub.value('agent.start', { session_name: 'b', agent_name: 'builder', prompt: 'add a script' });
+    expect(readFileSync(file, 'utf8')).toBe('# maintained by the builder');
   }, 60_000);
 });

@@ -52,6 +52,19 @@ function childEnv(req: TurnRequest): Record<string, string> {
   return out;
 }
 
+/**
+ * A Claude Code permission rule that denies editing anything in `dir` (absolute): `Edit(//<dir>/**)`. Edit rules
+ * cover every tool that writes files (Edit, Write, NotebookEdit), and claude matches them against the target's real
+ * path, so a symlink into `dir` is caught too. A pattern character (`*`, `?`, `[`, `{`, `(`, …) in the path becomes
+ * `?`, which matches any one character: backslash escapes are not honoured, and the rule may only deny more.
+ *
+ * @example
+ * denyEdits('/repo/.switchboard') // 'Edit(//repo/.switchboard/**)'
+ */
+export function denyEdits(dir: string): string {
+  return `Edit(/${dir.replace(/[^\p{L}\p{N} ._,~+=@%:/-]/gu, '?')}/**)`;
+}
+
 type ClaudeEvent = { type?: string; subtype?: string; [k: string]: any };
 
 export const claudeCliProvider: Provider = {
@@ -86,6 +99,12 @@ export const claudeCliProvider: Provider = {
       '--verbose',
       '--permission-mode',
       permissionMode,
+      // Below bypassPermissions the session may not edit the hub's own files (its configuration, agent definitions,
+      // scripts, plugins): a caller could otherwise write itself a wider grant and use it. bypassPermissions runs
+      // any command, so there a rule on edits would promise what it cannot keep; the owner granted it on purpose.
+      ...(permissionMode !== 'bypassPermissions' && req.hubDirs.length
+        ? ['--disallowedTools', ...req.hubDirs.map(denyEdits)]
+        : []),
       ...(resuming ? ['-r', sessionId] : ['--session-id', sessionId]),
       ...(req.model ? ['--model', req.model] : []),
       ...(req.systemPrompt ? ['--append-system-prompt', req.systemPrompt] : []),
