@@ -156,15 +156,22 @@ const PolicySchema = z
   })
   .strict();
 
+/**
+ * claude's `--permission-mode`s, from the least to the most a headless session may do: `plan` changes nothing,
+ * `dontAsk` and `default` run only what claude's own settings pre-approve (nobody answers a prompt in `-p` mode),
+ * `acceptEdits` also edits files, `auto` lets a classifier approve commands, `bypassPermissions` runs anything.
+ * The order is how a grant is compared: a session may use a mode at or below the one it was granted.
+ */
+export const PERMISSION_MODES = ['plan', 'dontAsk', 'default', 'acceptEdits', 'auto', 'bypassPermissions'] as const;
+export type PermissionMode = (typeof PERMISSION_MODES)[number];
+
 /** `[agents.providers.claude-cli]`: the `claude` binary run per turn. */
 const ClaudeCliProviderSchema = z
   .object({
     /** The command; a bare name is looked up on PATH and in the project's and Switchboard's node_modules/.bin. */
     command: z.string().min(1).default('claude'),
-    /** `--permission-mode` for headless turns (nobody can answer a permission prompt in `-p` mode). */
-    permission_mode: z
-      .enum(['default', 'acceptEdits', 'bypassPermissions', 'plan', 'dontAsk', 'auto'])
-      .default('bypassPermissions'),
+    /** The most any claude-cli session may use (agent.json grants up to this; see docs/agents.md#permissions). */
+    permission_mode: z.enum(PERMISSION_MODES).default('acceptEdits'),
     /** Extra environment for the child (`${VAR}` expands); ANTHROPIC_* and CLAUDE_* of the hub pass through. */
     env: z.record(z.string(), z.string()).default({}),
     /** Default model (`--model`); unset lets claude choose. */
@@ -195,7 +202,7 @@ const AGENTS_DEFAULTS = {
   builtins: true,
   shell: true,
   providers: {
-    'claude-cli': { command: 'claude', permission_mode: 'bypassPermissions' as const, env: {} },
+    'claude-cli': { command: 'claude', permission_mode: 'acceptEdits' as const, env: {} },
     anthropic: { model: 'claude-sonnet-5' },
     openai: { model: 'gpt-5.4' },
   },
@@ -218,9 +225,9 @@ const AgentsSchema = z
     max_running: z.number().int().min(1).default(20),
     /** Final texts longer than this are cut in tool results (the transcript keeps everything). */
     max_output_chars: z.number().int().min(100).default(20_000),
-    /** Whether `enable_builtins` may be used at all. */
+    /** Whether `enable_builtins` may be used at all (an agent.json must still allow them). */
     builtins: z.boolean().default(true),
-    /** Whether `builtin_config.enable_shell` may be used at all. */
+    /** Whether `builtin_config.enable_shell` may be used at all (an agent.json must still say `"shell": true`). */
     shell: z.boolean().default(true),
     providers: z
       .object({
@@ -384,6 +391,16 @@ export const ConfigSchema = z
       })
       .strict()
       .default({ roles: ['*'], max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }),
+    workspace: z
+      .object({
+        /**
+         * Directories besides the project directory that agent sessions and scripts may work in (absolute, or
+         * relative to the project directory); nothing outside these and the project is ever a working directory.
+         */
+        extra_dirs: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ extra_dirs: [] }),
     agents: AgentsSchema.default(AGENTS_DEFAULTS),
   })
   .strict();

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 
@@ -18,6 +19,15 @@ const AgentJson = z
     max_tokens: z.number().int().min(1).optional(),
     /** Roles the agent acts with when it calls Switchboard's own capabilities (`enable_builtins`). */
     roles: z.array(z.string().min(1)).optional(),
+    // What its sessions may do (docs/agents.md#permissions): a call may ask for less, never for more.
+    /** The most a claude-cli session may use; unset: `acceptEdits`, or the configuration's limit when lower. */
+    permission_mode: z.enum(PERMISSION_MODES).optional(),
+    /** Whether a call may turn on the shell tool (`builtin_config.enable_shell`). */
+    shell: z.boolean().default(false),
+    /** Whether a call may use `enable_builtins`: all of them, none, or those whose capability name matches a glob. */
+    builtins: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).default(true),
+    /** Where sessions may work: relative to the project, or absolute; the first is the default `project_dir`. */
+    directories: z.array(z.string().min(1)).min(1).default(['.']),
   })
   .strict();
 
@@ -51,6 +61,10 @@ export interface AgentDefinition {
   model?: string;
   max_tokens?: number;
   roles?: string[];
+  permission_mode?: PermissionMode;
+  shell: boolean;
+  builtins: boolean | string[];
+  directories: string[];
   dir: string;
   systemPrompt?: string;
   /** Path of `agent.mcp.json` when present (claude-cli reads it itself). */

@@ -44,8 +44,18 @@ function reportFeatures(services: Services, rt: AgentRuntime): void {
     });
   }
   for (const [name, on, what, key] of [
-    ['agents.builtins', cfg.builtins, "Switchboard's own tools for agents (enable_builtins)", 'builtins'],
-    ['agents.shell', cfg.shell, 'A shell tool for agents (builtin_config.enable_shell)', 'shell'],
+    [
+      'agents.builtins',
+      cfg.builtins,
+      "Switchboard's own tools for agents (enable_builtins), for agents whose agent.json allows them",
+      'builtins',
+    ],
+    [
+      'agents.shell',
+      cfg.shell,
+      'A shell tool for agents (builtin_config.enable_shell), for agents whose agent.json says "shell": true',
+      'shell',
+    ],
     ['agents.structured_output', true, 'Final answers validated against output_schema, with retries', ''],
   ] as const) {
     services.features.set({

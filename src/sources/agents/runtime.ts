@@ -2,17 +2,18 @@
 // keeps meta and transcript in the session store (files, or Redis shared by instances), runs structured-output
 // retries, and answers status, result, cancel and clean.
 import { existsSync, statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
 import { expandAll } from '../../config/load.ts';
-import type { AgentsConfig, Config } from '../../config/schema.ts';
+import type { AgentsConfig, Config, PermissionMode } from '../../config/schema.ts';
 import type { LogLevel, Principal, Services } from '../../core/context.ts';
 import { SwitchboardError, toErrorInfo } from '../../core/errors.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
 import { minimalEnv } from '../../core/process.ts';
+import { exposureFilter } from '../../policy/principal.ts';
 import { sessionBusy, sessionRunning, sessionTaken } from '../../store/contract.ts';
 import { builtinTools, shellTool } from './builtin-tools.ts';
 import { type AgentDefinition, loadDefinition, type ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
+import { type GrantContext, grant, hubFileDirs, sessionDirectory } from './grant.ts';
 import { historyOf } from './history.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
 import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
@@ -34,6 +35,8 @@ export interface StartInput {
   agent_name?: string;
   prompt: string;
   project_dir?: string;
+  /** claude-cli: a mode at or below what the agent is granted. */
+  permission_mode?: PermissionMode;
   async?: boolean;
   provider?: ProviderName;
   model?: string;
@@ -138,14 +141,17 @@ export class AgentRuntime {
         'INVALID_INPUT',
         `tools and enable_builtins need the anthropic or openai provider; ${providerName} runs its own tools (give it MCP servers in agent.mcp.json instead).`,
       );
-    if (enableBuiltins && !cfg.builtins)
-      throw new SwitchboardError('FORBIDDEN', 'Built-in tools for agents are turned off ([agents] builtins = false).');
     if (shell && !enableBuiltins)
       throw new SwitchboardError('INVALID_INPUT', 'builtin_config.enable_shell needs enable_builtins: true.');
-    if (shell && !cfg.shell)
-      throw new SwitchboardError('FORBIDDEN', 'The shell tool for agents is turned off ([agents] shell = false).');
+    const where = this.grantContext();
+    const permissionMode = grant(where, agent, {
+      provider: providerName,
+      permission_mode: input.permission_mode,
+      builtins: enableBuiltins,
+      shell,
+    });
+    const projectDir = sessionDirectory(where, agent, input.project_dir);
     await this.checkSchemas(input.output_schema, tools);
-    const projectDir = this.projectDir(input.project_dir);
     const now = new Date().toISOString();
     const options: SessionOptions = {
       ...(input.system_prompt ? { system_prompt: input.system_prompt } : {}),
@@ -153,6 +159,7 @@ export class AgentRuntime {
       ...(input.output_schema ? { output_schema: input.output_schema } : {}),
       structured_output_retries: input.structured_output_retries ?? 2,
       tools,
+      ...(permissionMode ? { permission_mode: permissionMode } : {}),
       enable_builtins: enableBuiltins,
       builtin_config: { enable_shell: shell, shell_timeout_secs: input.builtin_config?.shell_timeout_secs ?? 30 },
     };
@@ -226,7 +233,7 @@ export class AgentRuntime {
     }
     this.assertConfigured(meta.provider);
     const agent = meta.agent ? loadDefinition(this.deps.services.projectDir, meta.agent) : undefined;
-    this.assertDirectory(meta, agent);
+    this.recheckGrant(meta, agent);
     await this.admit(meta.session_name, async () => {});
     meta.last_resumed_at = new Date().toISOString();
     return this.launch(meta, agent, { prompt: prompt || undefined, toolResults }, input.async ?? false, hooks);
@@ -453,20 +460,43 @@ export class AgentRuntime {
     return fixed;
   }
 
+  private grantContext(): GrantContext {
+    const config = this.deps.services.config.get() as Config;
+    return {
+      projectRoot: this.deps.services.projectDir,
+      extraDirs: config.workspace.extra_dirs,
+      config: config.agents,
+    };
+  }
+
   /**
+   * Before a resumed turn: what the session was started with must still be allowed by its definition as it is on
+   * disk now, and by the configuration (narrowed since: refused, naming the setting). A session stored before
+   * permission modes were recorded gets the most its agent is granted now.
+   *
    * A turn that works in the session's directory (claude-cli, the shell tool, the agent's MCP servers) needs it on
    * this machine: a session in a shared store may have been started on another one with another checkout path.
    */
-  private assertDirectory(meta: SessionMeta, agent: AgentDefinition | undefined): void {
-    const needs =
+  private recheckGrant(meta: SessionMeta, agent: AgentDefinition | undefined): void {
+    const options = meta.options;
+    const needsDirectory =
       !this.deps.providers[meta.provider].toolLoop ||
-      meta.options.builtin_config.enable_shell ||
+      options.builtin_config.enable_shell ||
       Object.keys(agent?.mcpServers ?? {}).length > 0;
-    if (needs && !(existsSync(meta.project_dir) && statSync(meta.project_dir).isDirectory()))
+    if (needsDirectory && !(existsSync(meta.project_dir) && statSync(meta.project_dir).isDirectory()))
       throw new SwitchboardError(
         'INVALID_INPUT',
         `Session '${meta.session_name}' works in ${meta.project_dir}, which is not a directory on this Switchboard instance (it was started on another machine). Resume it through an instance that has that directory.`,
       );
+    const where = this.grantContext();
+    const permissionMode = grant(where, agent, {
+      provider: meta.provider,
+      permission_mode: options.permission_mode,
+      builtins: options.enable_builtins,
+      shell: options.builtin_config.enable_shell,
+    });
+    if (permissionMode) options.permission_mode = permissionMode;
+    if (needsDirectory) sessionDirectory(where, agent, meta.project_dir);
   }
 
   private assertConfigured(name: ProviderName): void {
@@ -523,15 +553,6 @@ export class AgentRuntime {
       if (!v.ok)
         throw new SwitchboardError('INVALID_INPUT', `tools.${i}.input_schema is not a valid JSON Schema: ${v.message}`);
     }
-  }
-
-  private projectDir(given: string | undefined): string {
-    const base = this.deps.services.projectDir;
-    if (!given) return base;
-    const dir = isAbsolute(given) ? given : resolve(base, given);
-    if (!existsSync(dir) || !statSync(dir).isDirectory())
-      throw new SwitchboardError('INVALID_INPUT', `project_dir: '${dir}' is not a directory.`);
-    return dir;
   }
 
   /** Let go of this hub's lock on a session; a store that is away only delays it (the lease runs out). */
@@ -687,7 +708,8 @@ export class AgentRuntime {
       const localTools: LocalTool[] = [];
       if (provider.toolLoop) {
         if (meta.options.enable_builtins) {
-          const principal = agentPrincipal(name, agent?.roles ?? ['agent'], hooks.caller);
+          const builtins = Array.isArray(agent?.builtins) ? agent.builtins : undefined;
+          const principal = agentPrincipal(name, agent?.roles ?? ['agent'], hooks.caller, builtins);
           localTools.push(...builtinTools(this.deps.services.registry, this.deps.pipeline, principal));
           if (meta.options.builtin_config.enable_shell)
             localTools.push(
@@ -735,6 +757,11 @@ export class AgentRuntime {
         await transcript.flush();
         return historyOf((await this.sessions.transcript(name)).events);
       };
+      const hubDirs = hubFileDirs(
+        this.deps.services.projectDir,
+        this.deps.services.config.get() as Config,
+        this.deps.env,
+      );
       const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
         meta,
         agent,
@@ -751,6 +778,7 @@ export class AgentRuntime {
         signal,
         env: this.deps.env,
         config: cfg,
+        hubDirs,
         emit,
       });
       let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults));
@@ -873,17 +901,26 @@ export class AgentRuntime {
 
 /**
  * The principal an agent's built-in tool calls run as: the roles of its definition, but never more than the
- * caller's (a caller cannot gain a role by starting an agent that has it), and the caller's exposure filter.
+ * caller's (a caller cannot gain a role by starting an agent that has it), the caller's exposure filter, and the
+ * capability globs its agent.json `builtins` lists (when it lists some).
  *
  * @example
  * agentPrincipal('s1', ['admin', 'agent'], { id: 'tok', roles: ['agent'] }).roles // → ['agent']
  */
-export function agentPrincipal(session: string, agentRoles: string[], caller: Principal | undefined): Principal {
+export function agentPrincipal(
+  session: string,
+  agentRoles: string[],
+  caller: Principal | undefined,
+  builtins?: string[],
+): Principal {
   const callerRoles = caller?.roles ?? ['*'];
   const roles = callerRoles.includes('*')
     ? agentRoles
     : agentRoles.includes('*')
       ? callerRoles
       : agentRoles.filter((r) => callerRoles.includes(r));
-  return { id: `agent:${session}`, roles, kind: 'internal', ...(caller?.sees ? { sees: caller.sees } : {}) };
+  const listed = builtins ? exposureFilter([{ allow: builtins }]) : undefined;
+  const callerSees = caller?.sees;
+  const sees = listed && callerSees ? (name: string) => listed(name) && callerSees(name) : (listed ?? callerSees);
+  return { id: `agent:${session}`, roles, kind: 'internal', ...(sees ? { sees } : {}) };
 }

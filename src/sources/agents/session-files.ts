@@ -15,6 +15,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
+import type { PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import {
   type AgentSessionStore,
@@ -34,6 +35,10 @@ import { sessionNameProblem } from './session-name.ts';
 export type TranscriptPage = AgentTranscriptPage;
 export type TurnLock = AgentTurnLock;
 
+/**
+ * Bumped only for changes an older reader cannot take. Fields added since 1 are optional: `options.permission_mode`
+ * (metas written before it lack it; resume fills it in from the agent's grant).
+ */
 export const META_SCHEMA_VERSION = 1;
 
 export type SessionStatus = 'running' | 'completed' | 'pending_tool_call' | 'failed' | 'cancelled' | 'interrupted';
@@ -71,6 +76,8 @@ export interface SessionOptions {
   output_schema?: Record<string, unknown>;
   structured_output_retries: number;
   tools: CallbackTool[];
+  /** claude-cli: the `--permission-mode` its turns run with (checked against its agent.json before each turn). */
+  permission_mode?: PermissionMode;
   enable_builtins: boolean;
   builtin_config: { enable_shell: boolean; shell_timeout_secs: number };
 }

@@ -9,6 +9,8 @@ export interface ScriptDeps {
   runs: ScriptRuns;
   roots: ScriptRoots;
   projectDir: string;
+  /** A `working_dir` as the real directory it names, or INVALID_INPUT when it is outside the workspace. */
+  confine(dir: string): string;
   /** Time limit of one run-tool call. */
   callTimeoutMs: number;
   /** Re-read the scripts on disk (prompts follow). */

@@ -74,6 +74,11 @@ export interface ExecutorOptions {
   runner: AutoRunner;
   /** Default working directory of scripts started without one. */
   projectDir: string;
+  /**
+   * A nested script's `working_dir` as the real directory it names, throwing when it is outside the workspace
+   * (live runs: src/core/confine.ts). Replaying a cassette runs nothing and leaves it out.
+   */
+  confine?: (dir: string) => string;
   /** Cap on a step's output kept for the answer (the script itself gets all of it). */
   maxShownOutput?: number;
 }
@@ -385,7 +390,8 @@ export class Executor {
     let child: Frame;
     try {
       // A relative working_dir is relative to the caller's.
-      const dir = step.workingDir ? resolve(parent.workingDir, step.workingDir) : parent.workingDir;
+      const asked = step.workingDir ? resolve(parent.workingDir, step.workingDir) : undefined;
+      const dir = asked ? (this.opts.confine?.(asked) ?? asked) : parent.workingDir;
       child = await this.frameFor(step.name, step.request ?? '', dir);
     } catch (err) {
       this.executed.push({

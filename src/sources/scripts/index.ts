@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/schema.ts';
 import type { Capability } from '../../core/capability.ts';
+import { confineDir } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source } from '../index.ts';
@@ -73,7 +74,11 @@ export const scriptsSource: Source = {
     for (const k of CHILD_ENV_KEYS) if (env[k] !== undefined) childEnv[k] = env[k] as string;
     // A relative cassette path is relative to the project, wherever the process was started.
     const cassetteFile = env.SWITCHBOARD_VCR_CASSETTE ? resolve(projectDir, env.SWITCHBOARD_VCR_CASSETTE) : undefined;
+    // Auto steps run only inside the project or [workspace] extra_dirs (read live: a narrowed list applies at once).
+    const confine = (dir: string) =>
+      confineDir(projectDir, (services.config.get() as Config).workspace.extra_dirs, dir, 'working_dir');
     const runs = new ScriptRuns({
+      confine,
       store: services.store,
       instanceId: services.instanceId,
       roots,
@@ -93,7 +98,7 @@ export const scriptsSource: Source = {
       prompts.sync(scripts);
       return scripts;
     };
-    const deps: ScriptDeps = { runs, roots, projectDir, callTimeoutMs: config.call_timeout_ms, refresh };
+    const deps: ScriptDeps = { runs, roots, projectDir, confine, callTimeoutMs: config.call_timeout_ms, refresh };
     const caps = scriptCapabilities(deps);
     services.registry.batch(() => {
       for (const cap of caps) {

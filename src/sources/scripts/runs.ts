@@ -21,6 +21,8 @@ export interface RunsOptions {
   instanceId: string;
   roots: ScriptRoots;
   projectDir: string;
+  /** Where a nested script's `working_dir` may be (see ExecutorOptions.confine). */
+  confine: (dir: string) => string;
   runner: AutoRunner;
   logger: Logger;
   /** A cassette recorder (SWITCHBOARD_VCR_CASSETTE); it hears every run. */
@@ -81,7 +83,8 @@ export class ScriptRuns {
   constructor(private readonly opts: RunsOptions) {}
 
   private newSession(): ScriptSession {
-    return new ScriptSession({ roots: this.opts.roots, projectDir: this.opts.projectDir, runner: this.opts.runner });
+    const { roots, projectDir, confine, runner } = this.opts;
+    return new ScriptSession({ roots, projectDir, confine, runner });
   }
 
   private attach(id: string, principal: string, session: ScriptSession, entries: number): LiveRun {
@@ -123,6 +126,7 @@ export class ScriptRuns {
     const session = new ScriptSession({
       roots: this.opts.roots,
       projectDir: this.opts.projectDir,
+      confine: this.opts.confine,
       runner: new ReplayRunner(cursor),
     });
     try {

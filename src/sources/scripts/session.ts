@@ -38,6 +38,8 @@ class RecordingRunner implements AutoRunner {
 export interface SessionOptions {
   roots: ScriptRoots;
   projectDir: string;
+  /** See ExecutorOptions.confine. */
+  confine?: (dir: string) => string;
   runner: AutoRunner;
 }
 
@@ -61,7 +63,12 @@ export class ScriptSession {
 
   constructor(opts: SessionOptions) {
     this.runner = new RecordingRunner(opts.runner, () => this.sinks.map((s) => s.sink));
-    this.executor = new Executor({ roots: opts.roots, runner: this.runner, projectDir: opts.projectDir });
+    this.executor = new Executor({
+      roots: opts.roots,
+      runner: this.runner,
+      projectDir: opts.projectDir,
+      ...(opts.confine ? { confine: opts.confine } : {}),
+    });
   }
 
   /** Switch the runner (a run rebuilt from its journal goes on with real steps). */

@@ -1,10 +1,7 @@
 // script.start: run a script (NL or compiled) for the calling client; pushes onto a running stack (manual nesting).
 // Auto steps run until a step needs the agent; the answer says what ran and what to do next.
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
-import { SwitchboardError } from '../../core/errors.ts';
 import { answerResult, RunIdInput, type ScriptDeps } from './deps.ts';
 
 const Input = z.strictObject({
@@ -15,7 +12,7 @@ const Input = z.strictObject({
     .min(1)
     .optional()
     .describe(
-      'Where auto steps run, absolute or relative to the project (default: the project directory). Does not change which script is found.',
+      'Where auto steps run, absolute or relative to the project, inside the project or [workspace] extra_dirs (default: the project directory). Does not change which script is found.',
     ),
   run_id: RunIdInput,
 });
@@ -30,14 +27,9 @@ export function scriptStart(deps: ScriptDeps) {
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: deps.callTimeoutMs },
     handle: async (input, ctx) => {
-      if (input.working_dir !== undefined) {
-        // Relative to the project, like every other path Switchboard takes; checked here so a typo is an input
-        // error rather than a failed first step.
-        const dir = resolve(deps.projectDir, input.working_dir);
-        if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory())
-          throw new SwitchboardError('INVALID_INPUT', `working_dir: ${dir} is not a directory.`);
-        input = { ...input, working_dir: dir };
-      }
+      // Relative to the project, like every other path Switchboard takes; checked here so a typo or a directory
+      // outside the workspace is an input error rather than a failed first step.
+      if (input.working_dir !== undefined) input = { ...input, working_dir: deps.confine(input.working_dir) };
       return answerResult(await deps.runs.call('script__start', input, ctx));
     },
   });

@@ -17,6 +17,8 @@ export interface AgentHubOptions {
   env?: Record<string, string | undefined>;
   /** The claude-cli command (default: the real binary from node_modules). */
   claudeCommand?: string;
+  /** `[agents.providers.claude-cli] permission_mode`, the most any agent may be granted (default: the config's). */
+  claudePermissionLimit?: string;
   /** Agent definitions: folder name → files (agent.json as an object, others as text). */
   agents?: Record<string, { json?: unknown; prompt?: string; mcp?: unknown; raw?: string }>;
 }
@@ -26,7 +28,7 @@ export async function agentHub(opts: AgentHubOptions = {}): Promise<TestHub> {
   mkdirSync(join(dir, '.switchboard'), { recursive: true });
   writeFileSync(
     join(dir, '.switchboard', 'config.toml'),
-    `[agents.providers.claude-cli]\ncommand = "${opts.claudeCommand ?? CLAUDE_BIN}"\nenv = { HOME = "${join(dir, '.home')}", IS_SANDBOX = "1" }\n${opts.config ?? ''}\n`,
+    `[agents.providers.claude-cli]\ncommand = "${opts.claudeCommand ?? CLAUDE_BIN}"\nenv = { HOME = "${join(dir, '.home')}", IS_SANDBOX = "1" }\n${opts.claudePermissionLimit ? `permission_mode = "${opts.claudePermissionLimit}"\n` : ''}${opts.config ?? ''}\n`,
   );
   for (const [name, files] of Object.entries(opts.agents ?? {})) {
     const folder = join(dir, '.switchboard', 'agents', name);

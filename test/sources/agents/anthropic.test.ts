@@ -318,10 +318,13 @@ describe('anthropic provider', () => {
         'ran it',
       ],
     });
-    hub = await agentHub({ anthropic: api.url });
+    hub = await agentHub({
+      anthropic: api.url,
+      agents: { runner: { json: { name: 'runner', provider: 'anthropic', shell: true } } },
+    });
     const result = await hub.value('agent.start', {
       session_name: 'sh',
-      provider: 'anthropic',
+      agent_name: 'runner',
       prompt: 'run',
       enable_builtins: true,
       builtin_config: { enable_shell: true, shell_timeout_secs: 5 },

@@ -70,9 +70,16 @@ describe('claude-cli provider (real claude binary)', () => {
     });
     hub = await agentHub({
       anthropic: api.url,
+      // The model's Bash call must run: the operator allows bypassPermissions and the agent is granted it.
+      claudePermissionLimit: 'bypassPermissions',
       agents: {
         reviewer: {
-          json: { name: 'reviewer', description: 'Reviews code', provider: 'claude-cli' },
+          json: {
+            name: 'reviewer',
+            description: 'Reviews code',
+            provider: 'claude-cli',
+            permission_mode: 'bypassPermissions',
+          },
           prompt: 'You are a meticulous reviewer.',
           mcp: { mcpServers: {} },
         },

@@ -262,6 +262,7 @@ describe('listing and cleaning', () => {
         'bad-json': { raw: '{ not json' },
         mismatch: { json: { name: 'other', description: 'x' } },
         'bad-mcp': { json: { name: 'bad-mcp', description: 'x' }, mcp: { servers: [] } },
+        'bad-grant': { json: { name: 'bad-grant', shell: 'yes', permission_mode: 'everything' } },
         empty: {},
       },
     });
@@ -276,12 +277,18 @@ describe('listing and cleaning', () => {
         has_system_prompt: true,
         mcp_servers: ['fs'],
         roles: ['agent'],
+        permission_mode: null,
+        shell: false,
+        builtins: true,
+        directories: ['.'],
       },
     ]);
     const broken = Object.fromEntries(
       json.broken.map((b: { name: string; error: string; path: string }) => [b.name, b]),
     );
-    expect(Object.keys(broken).sort()).toEqual(['bad-json', 'bad-mcp', 'empty', 'mismatch']);
+    expect(Object.keys(broken).sort()).toEqual(['bad-grant', 'bad-json', 'bad-mcp', 'empty', 'mismatch']);
+    expect(broken['bad-grant'].error).toMatch(/permission_mode: .*"acceptEdits".*"bypassPermissions"/);
+    expect(broken['bad-grant'].error).toMatch(/shell: .*boolean/);
     expect(broken['bad-json'].error).toMatch(/bad-json\/agent\.json: .*JSON/);
     expect(broken.mismatch.error).toMatch(/name 'other' must equal the folder name 'mismatch'/);
     expect(broken['bad-mcp'].error).toMatch(/agent\.mcp\.json: .*servers/);

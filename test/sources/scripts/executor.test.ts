@@ -1,6 +1,6 @@
 // The script executor through the real hub pipeline: auto steps until the agent is needed, nested and manual
 // calls on one stack, fallbacks, failed commands, the two resume tools, and per-client stacks.
-import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -211,6 +211,7 @@ describe('running a compiled script', () => {
   it('runs auto steps in working_dir but resolves scripts from the project', async () => {
     const elsewhere = realpathSync(mkdtempSync(join(tmpdir(), 'switchboard-wd-')));
     try {
+      await hub.value('system.config', { action: 'patch', patch: { workspace: { extra_dirs: [elsewhere] } } });
       projectScripts(hub.dir, {
         'nl/where.md': nl('where'),
         'compiled/where.mjs': `${imports}export default function* () { yield auto('pwd'); yield llm('ok?'); }`,
@@ -222,9 +223,32 @@ describe('running a compiled script', () => {
       expect(a.text).toContain(`<output>\n  ${elsewhere}\n  </output>`);
       const missing = await tool(hub, 'script.start', { name: 'where', working_dir: 'no/such/dir' });
       expect(missing).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
-      expect(missing.text).toBe(`working_dir: ${join(hub.dir, 'no/such/dir')} is not a directory.`);
+      expect(missing.text).toBe("working_dir: 'no/such/dir' is not a directory.");
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a working_dir outside the project and [workspace] extra_dirs, symlinks resolved, before any step runs', async () => {
+    const outside = realpathSync(mkdtempSync(join(tmpdir(), 'switchboard-outside-')));
+    try {
+      projectScripts(hub.dir, {
+        'nl/where.md': nl('where'),
+        'compiled/where.mjs': `${imports}export default function* () { yield auto('pwd > ran-here'); }`,
+      });
+      const etc = await tool(hub, 'script.start', { name: 'where', working_dir: '/etc' });
+      expect(etc).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
+      expect(etc.text).toBe(
+        "working_dir: '/etc' is outside the directories sessions and scripts may work in: the project (.). Give a directory inside them, or add it to [workspace] extra_dirs in the configuration.",
+      );
+      symlinkSync(outside, join(hub.dir, 'link-out'));
+      const linked = await tool(hub, 'script.start', { name: 'where', working_dir: 'link-out' });
+      expect(linked).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
+      expect(linked.text).toContain(`working_dir: 'link-out' (it resolves to ${outside}) is outside`);
+      expect(existsSync(join(outside, 'ran-here'))).toBe(false);
+      expect(await hub.services.store.scriptRuns.list()).toEqual([]);
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 });
@@ -317,6 +341,21 @@ describe('nesting', () => {
     writeFiles(hub.dir, { 'nested/dir/.keep': '' });
     const a = await tool(hub, 'script.start', { name: 'sub' });
     expect(a.text).toContain(`<output>\n  ${join(hub.dir, 'nested/dir')}\n  </output>`);
+  });
+
+  it('a callScript working_dir outside the workspace halts the parent, naming what is allowed', async () => {
+    projectScripts(hub.dir, {
+      'nl/escape.md': nl('escape'),
+      'compiled/escape.mjs': `${imports}export default function* () { yield callScript('where-am-i', '', { working_dir: '../..' }); yield auto('echo never'); }`,
+      'nl/where-am-i.md': nl('where'),
+      'compiled/where-am-i.mjs': `${imports}export default function* () { yield auto('pwd'); }`,
+    });
+    const a = await tool(hub, 'script.start', { name: 'escape' });
+    expect(a).toMatchObject({ state: 'fallback', nextTool: 'script__finish_nl_script' });
+    expect(a.text).toContain("The call to script `where-am-i` failed. working_dir: '");
+    expect(a.text).toContain('is outside the directories sessions and scripts may work in: the project (.)');
+    expect(a.text).not.toContain('never');
+    expect(a.text).not.toContain('`pwd`');
   });
 
   it('a missing nested script halts the parent', async () => {

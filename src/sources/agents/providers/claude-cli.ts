@@ -52,6 +52,19 @@ function childEnv(req: TurnRequest): Record<string, string> {
   return out;
 }
 
+/**
+ * A Claude Code permission rule that denies editing anything in `dir` (absolute): `Edit(//<dir>/**)`. Edit rules
+ * cover every tool that writes files (Edit, Write, NotebookEdit), and claude matches them against the target's real
+ * path, so a symlink into `dir` is caught too. A pattern character (`*`, `?`, `[`, `{`, `(`, …) in the path becomes
+ * `?`, which matches any one character: backslash escapes are not honoured, and the rule may only deny more.
+ *
+ * @example
+ * denyEdits('/repo/.switchboard') // 'Edit(//repo/.switchboard/**)'
+ */
+export function denyEdits(dir: string): string {
+  return `Edit(/${dir.replace(/[^\p{L}\p{N} ._,~+=@%:/-]/gu, '?')}/**)`;
+}
+
 type ClaudeEvent = { type?: string; subtype?: string; [k: string]: any };
 
 export const claudeCliProvider: Provider = {
@@ -68,6 +81,13 @@ export const claudeCliProvider: Provider = {
       throw new SwitchboardError('UNAVAILABLE', this.problem(req.config, req.env, req.meta.project_dir) as string);
     if (!req.prompt)
       throw new SwitchboardError('INVALID_INPUT', 'The claude-cli provider needs a prompt for every turn.');
+    // The runtime records the granted mode in the meta before every turn (src/sources/agents/grant.ts).
+    const permissionMode = req.meta.options.permission_mode;
+    if (!permissionMode)
+      throw new SwitchboardError(
+        'INTERNAL',
+        'The session has no permission_mode; it is set before every claude-cli turn.',
+      );
     // A new session gets its id from us, so the meta names it before claude starts: a crash mid-turn stays resumable.
     const sessionId = req.meta.provider_session_id ?? randomUUID();
     const resuming = req.meta.provider_session_id !== null;
@@ -78,7 +98,13 @@ export const claudeCliProvider: Provider = {
       'stream-json',
       '--verbose',
       '--permission-mode',
-      req.config.providers['claude-cli'].permission_mode,
+      permissionMode,
+      // Below bypassPermissions the session may not edit the hub's own files (its configuration, agent definitions,
+      // scripts, plugins): a caller could otherwise write itself a wider grant and use it. bypassPermissions runs
+      // any command, so there a rule on edits would promise what it cannot keep; the owner granted it on purpose.
+      ...(permissionMode !== 'bypassPermissions' && req.hubDirs.length
+        ? ['--disallowedTools', ...req.hubDirs.map(denyEdits)]
+        : []),
       ...(resuming ? ['-r', sessionId] : ['--session-id', sessionId]),
       ...(req.model ? ['--model', req.model] : []),
       ...(req.systemPrompt ? ['--append-system-prompt', req.systemPrompt] : []),

@@ -55,6 +55,8 @@ export interface TurnRequest {
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
   config: AgentsConfig;
+  /** Folders whose files decide what the hub runs (grant.ts `hubFileDirs`): the session must not edit them. */
+  hubDirs: readonly string[];
   /** Record events in the transcript and send them out as progress. */
   emit(events: TranscriptEvent[]): void;
 }

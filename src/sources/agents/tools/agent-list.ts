@@ -9,7 +9,7 @@ export const agentList = defineCapability({
   name: 'agent.list',
   title: 'List agents',
   description:
-    'List the sub-agent definitions of this project (.switchboard/agents/<name>/agent.json): name, description, provider, model, and whether it has a system prompt and MCP servers. Broken definitions are listed with their path and the problem.',
+    'List the sub-agent definitions of this project (.switchboard/agents/<name>/agent.json): name, description, provider, model, whether it has a system prompt and MCP servers, and what its sessions may do (permission_mode, shell, builtins, directories; a call may ask for less, never more). Broken definitions are listed with their path and the problem.',
   input: z.object({ response_format: ResponseFormat }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handle: ({ response_format }, ctx) => {
@@ -22,6 +22,11 @@ export const agentList = defineCapability({
       has_system_prompt: a.systemPrompt !== undefined,
       mcp_servers: Object.keys(a.mcpServers),
       roles: a.roles ?? ['agent'],
+      // What a call may ask for; null: the default (acceptEdits, or the configuration's cap when lower).
+      permission_mode: a.permission_mode ?? null,
+      shell: a.shell,
+      builtins: a.builtins,
+      directories: a.directories,
     }));
     if (response_format === 'json') return { total: list.length, agents: list, broken };
     if (!list.length && !broken.length)

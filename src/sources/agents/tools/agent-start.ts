@@ -1,6 +1,7 @@
 // agent.start: create a named session and run its first turn, synchronously (with progress) or in the background.
 // Everything a session keeps for its life (agent, provider, model, directory, tools, schema) is fixed here.
 import { z } from 'zod';
+import { PERMISSION_MODES } from '../../../config/schema.ts';
 import { defineCapability } from '../../../core/capability.ts';
 import { PROVIDERS } from '../definitions.ts';
 import type { AgentRuntime } from '../runtime.ts';
@@ -21,7 +22,17 @@ const Input = z.object({
   session_name: SessionName,
   agent_name: z.string().min(1).optional().describe('An agent from agent__list'),
   prompt: z.string().min(1, 'prompt cannot be empty'),
-  project_dir: z.string().optional().describe('Working directory of the agent (default: the project directory)'),
+  project_dir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Working directory, inside the project or [workspace] extra_dirs and the agent's directories (default: the agent's first directory, else the project directory)",
+    ),
+  permission_mode: z
+    .enum(PERMISSION_MODES)
+    .optional()
+    .describe('claude-cli: run with less than the agent is granted (e.g. "plan"); more is FORBIDDEN'),
   async: z.boolean().default(false),
   provider: z.enum(PROVIDERS).optional(),
   model: z.string().min(1).optional(),
