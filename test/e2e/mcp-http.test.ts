@@ -187,6 +187,48 @@ describe('HTTP guards and probes', () => {
     await stopped;
   });
 
+  it('answers odd request targets with 4xx in the REST error shape, logging no error', async () => {
+    // fetch() normalises targets, so these go through node:http as written.
+    const send = (path: string, method = 'GET', host?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = new URL(server.url);
+        const req = request(
+          { host: url.hostname, port: url.port, path, method, headers: host ? { host } : {} },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (d: string) => {
+              body += d;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const errorCode = (body: string) => (JSON.parse(body) as { error: { code: string } }).error.code;
+    const before = server.stderr().length;
+
+    for (const path of ['//', '//x', '//x/healthz', '/nope/../../x']) {
+      const res = await send(path);
+      expect(res.status, path).toBe(404);
+      expect(errorCode(res.body)).toBe('NOT_FOUND');
+    }
+    // '//x/mcp' is the path //x/mcp, not host x and path /mcp.
+    expect(JSON.parse((await send('//x/mcp')).body).error.message).toContain('No route GET //x/mcp.');
+    const star = await send('*', 'OPTIONS');
+    expect(star.status).toBe(400);
+    expect(errorCode(star.body)).toBe('INVALID_REQUEST');
+    // Absolute-form: its host is checked like the Host header, and a good one is served.
+    const evil = await send('http://evil.example.com/healthz');
+    expect(evil.status).toBe(403);
+    expect(errorCode(evil.body)).toBe('FORBIDDEN');
+    expect((await send(`${server.url}/healthz`)).status).toBe(200);
+    const long = await send(`/${'a'.repeat(8_000)}`);
+    expect(long.status).toBe(404);
+    expect(long.body.length).toBeLessThan(1_000);
+    expect(server.stderr().slice(before)).not.toMatch(/"level":(50|60)/);
+  });
+
   it('serves /healthz and /readyz', async () => {
     expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
     const ready = await fetch(`${server.url}/readyz`);
