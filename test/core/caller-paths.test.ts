@@ -3,8 +3,8 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineCapability } from '../../src/core/capability.ts';
 import { callerPaths, errorForCaller } from '../../src/core/caller-paths.ts';
+import { defineCapability } from '../../src/core/capability.ts';
 import { SwitchboardError } from '../../src/core/errors.ts';
 import type { Outcome } from '../../src/core/pipeline.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
