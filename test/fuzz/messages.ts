@@ -1,5 +1,6 @@
 // Seeded generator of JSON-RPC traffic for the fuzz tests: valid MCP requests against the real catalog, the same
-// requests mutated (fields dropped, renamed, retyped; bad ids; huge, unicode and nested values), and raw garbage.
+// requests mutated (fields dropped, renamed, retyped; bad and huge ids; huge, unicode and nested values;
+// prototype-pollution keys in params, arguments and _meta), and raw garbage.
 import type { Rng } from './rng.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
