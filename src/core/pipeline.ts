@@ -2,6 +2,7 @@
 // The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { callerPaths, errorForCaller, type PathRewriter } from './caller-paths.ts';
 import { Cancellation, type CancelWatch } from './cancellation.ts';
 import { isInputRequired, isRawResult, type RawResult } from './capability.ts';
 import type {
@@ -92,7 +93,12 @@ export class Pipeline {
   private readonly refusals: ((req: CallRequest, error: ErrorInfo) => void)[] = [];
   private readonly starts: ((state: CallState) => void)[] = [];
 
-  constructor(private readonly services: Services) {}
+  /** Rewrites absolute server paths in text for callers (failed calls here; resource and prompt errors in serve). */
+  readonly pathsForCaller: PathRewriter;
+
+  constructor(private readonly services: Services) {
+    this.pathsForCaller = callerPaths(services.projectDir);
+  }
 
   /** Add a middleware that runs after lookup and before validation (auth, rate limit, breaker), in order. */
   use(mw: Middleware): this {
@@ -151,7 +157,8 @@ export class Pipeline {
         this.services.logger.warn({ err }, 'call observer failed');
       }
     }
-    return outcome;
+    // After the observers: the audit trail and event log keep the full paths, as the logs do.
+    return outcome.ok ? outcome : { ok: false, error: errorForCaller(outcome.error, this.pathsForCaller) };
   }
 
   private contextFor(req: CallRequest): CallContext {

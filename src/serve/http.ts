@@ -50,9 +50,12 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const originHostnames = [...new Set([...localhostAllowedOrigins(), bracketed])];
   const exactOrigins = new Set(cfg.allowed_origins.map(normalOrigin));
   /** DNS-rebinding guard: the Host must name this server; a browser Origin must be local or listed exactly. */
-  const guard = (req: IncomingMessage): string | undefined => {
-    const h = validateHostHeader(req.headers.host, hostnames);
-    if (!h.ok) return h.message;
+  const guard = (req: IncomingMessage, targetHost: string | undefined): string | undefined => {
+    // An absolute-form target's host overrides the Host header (RFC 9112 §3.2.2): both must name this server.
+    for (const host of targetHost === undefined ? [req.headers.host] : [req.headers.host, targetHost]) {
+      const h = validateHostHeader(host, hostnames);
+      if (!h.ok) return h.message;
+    }
     const origin = req.headers.origin;
     if (origin === undefined || exactOrigins.has(normalOrigin(origin))) return undefined;
     const o = validateOriginHeader(origin, originHostnames);
@@ -63,15 +66,22 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    const path = url.pathname;
-    const refused = guard(req);
+    const target = requestTarget(req.url ?? '/');
+    if (!target)
+      return sendError(res, {
+        code: 'INVALID_REQUEST',
+        message: `The request target '${clip(req.url ?? '')}' is not a path; send a path such as /mcp or /v1/tools.`,
+      });
+    const path = target.path;
+    const refused = guard(req, target.host);
     if (refused) {
       // The same refusal in each face's own error shape.
       if (path === '/mcp')
         return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
       return sendError(res, { code: 'FORBIDDEN', message: refused });
     }
+    // The MCP adapters build their URL from the Host header and `req.url`: give them the origin-form.
+    req.url = target.originForm;
     // Probes answer everyone: load balancers and orchestrators carry no token.
     if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
     if (path === '/readyz') {
@@ -126,7 +136,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     }
     sendError(res, {
       code: 'NOT_FOUND',
-      message: `No route ${req.method} ${path}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.`,
+      message: `No route ${req.method} ${clip(path)}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.`,
     });
   }
 
@@ -189,6 +199,42 @@ async function readJsonOrAnswer(
     } else sendError(res, info);
     return ANSWERED;
   }
+}
+
+/** A request target read as {@link requestTarget} does. */
+export interface RequestTarget {
+  /** The normalised path (`/v1/../mcp` → `/mcp`), what routing matches. */
+  path: string;
+  /** The host an absolute-form target names; undefined for origin-form. */
+  host?: string;
+  /** The target in origin-form (path and query), as the MCP adapters expect `req.url`. */
+  originForm: string;
+}
+
+/**
+ * Read a request target (RFC 9112 §3.2). Origin-form (`/mcp?x=1`) is read as a path even when it starts with `//`
+ * (resolved against a base URL, `//x/mcp` would be host `x`, path `/mcp`); absolute-form (`http://host/mcp`) yields
+ * its path and host. Anything else (`*`, `host:port`) is undefined.
+ *
+ * @example
+ * requestTarget('//'); // { path: '//', originForm: '//' }
+ * requestTarget('http://localhost:7777/mcp?a=1'); // { path: '/mcp', host: 'localhost:7777', originForm: '/mcp?a=1' }
+ * requestTarget('*'); // undefined
+ */
+export function requestTarget(raw: string): RequestTarget | undefined {
+  try {
+    if (raw.startsWith('/')) return { path: new URL(`http://localhost${raw}`).pathname, originForm: raw };
+    if (/^https?:\/\//i.test(raw)) {
+      const url = new URL(raw);
+      return { path: url.pathname, host: url.host, originForm: `${url.pathname}${url.search}` };
+    }
+  } catch {}
+  return undefined;
+}
+
+/** A request target or path as an error message may quote it: long ones cut (it can be up to ~16 KB). */
+function clip(text: string): string {
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function normalOrigin(origin: string): string {

@@ -7,6 +7,7 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
@@ -53,6 +54,24 @@ function jsonRpcError(
   res.writeHead(status, { 'content-type': 'application/json' });
   const error = extra.data === undefined ? { code, message } : { code, message, data: extra.data };
   res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
+}
+
+/**
+ * End the SSE stream of a request the client cancelled. The SDK aborts the handler and, as the spec asks, sends no
+ * response; but its transport ends a POST's stream only once every request on it has a response, so the stream
+ * stayed open with keep-alives until the session ended. The SDK has no hook for this: wrap the transport's
+ * `onmessage` (set by `server.connect`) and, once the protocol server has seen the cancellation, close that
+ * request's stream with the transport's public `closeSSEStream`.
+ */
+function endCancelledStreams(transport: NodeStreamableHTTPServerTransport): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    deliver?.(message, extra);
+    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (typeof requestId === 'string' || typeof requestId === 'number') transport.closeSSEStream(requestId);
+    }
+  };
 }
 
 /** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
@@ -139,6 +158,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       };
     }
     await server.connect(transport);
+    endCancelledStreams(transport);
     return transport;
   }
 

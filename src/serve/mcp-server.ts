@@ -302,18 +302,20 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     return { resourceTemplates: items, ...more };
   });
 
-  server.setRequestHandler('resources/read', async (request, ctx) => {
-    const uri = request.params.uri;
-    const rctx = readContext(hub, principal, transport, ctx.mcpReq.signal);
-    const fixed = registry.getResource(uri);
-    if (fixed && allowed(principal, fixed.roles)) return { contents: (await fixed.read(rctx)) as any };
-    for (const t of registry.listResourceTemplates(principal)) {
-      const vars = matchTemplate(t.uriTemplate, uri);
-      if (vars) return { contents: (await t.read(uri, vars, rctx)) as any };
-    }
-    // -32602 with data.uri (SEP-2164), never an empty contents list.
-    throw new ResourceNotFoundError(uri);
-  });
+  server.setRequestHandler('resources/read', (request, ctx) =>
+    withCallerPaths(hub, async () => {
+      const uri = request.params.uri;
+      const rctx = readContext(hub, principal, transport, ctx.mcpReq.signal);
+      const fixed = registry.getResource(uri);
+      if (fixed && allowed(principal, fixed.roles)) return { contents: (await fixed.read(rctx)) as any };
+      for (const t of registry.listResourceTemplates(principal)) {
+        const vars = matchTemplate(t.uriTemplate, uri);
+        if (vars) return { contents: (await t.read(uri, vars, rctx)) as any };
+      }
+      // -32602 with data.uri (SEP-2164), never an empty contents list.
+      throw new ResourceNotFoundError(uri);
+    }),
+  );
 
   server.setRequestHandler('resources/subscribe', async () => ({}));
   server.setRequestHandler('resources/unsubscribe', async () => ({}));
@@ -360,9 +362,11 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       }
     }
     const target = `prompts/get:${prompt.name}`;
-    const result = await prompt.get(
-      args as Record<string, string>,
-      readContext(hub, principal, transport, ctx.mcpReq.signal, mcpInfo(server, ctx, target)),
+    const result = await withCallerPaths(hub, async () =>
+      prompt.get(
+        args as Record<string, string>,
+        readContext(hub, principal, transport, ctx.mcpReq.signal, mcpInfo(server, ctx, target)),
+      ),
     );
     // A prompt may answer with an MCP result verbatim (mcpResult / inputRequired), e.g. to ask for input first.
     if (isRawResult(result)) return (await sealed(result.mcp ?? { messages: [] }, codec, principal, target)) as any;
@@ -384,4 +388,22 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   return server;
+}
+
+/**
+ * Run a resource read or a prompt: they are not pipeline calls, so an error they throw is rewritten here, the way
+ * the pipeline rewrites a failed call's, before the SDK answers it (it reads `code`, `message` and `data`).
+ */
+async function withCallerPaths<T>(hub: Hub, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (!(err instanceof Error)) throw err;
+    const message = hub.pipeline.pathsForCaller(err.message);
+    if (message === err.message) throw err;
+    const { code, data } = err as Error & { code?: unknown; data?: unknown };
+    throw err instanceof ProtocolError
+      ? new ProtocolError(err.code, message, err.data)
+      : Object.assign(new Error(message), { code, data });
+  }
 }

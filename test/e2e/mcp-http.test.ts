@@ -1,6 +1,6 @@
 // End-to-end: `serve --http` as a child process, driven by the official SDK client over Streamable HTTP
 // (2025-11-25 with a session, and 2026-07-28 stateless), plus the HTTP guards.
-import { request } from 'node:http';
+import { type IncomingMessage, request } from 'node:http';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
@@ -70,6 +70,87 @@ describe('Streamable HTTP as a 2025-11-25 client (session)', () => {
     const result = await client.callTool({ name: 'fixture__slow', arguments: { ms: 10_000 } });
     expect(result.isError).toBe(true);
     expect((result.content as { text: string }[])[0].text).toMatch(/timed out after 2000 ms/);
+  });
+});
+
+describe('Streamable HTTP: cancelling a call in a 2025-11-25 session (raw HTTP)', () => {
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  let session: Record<string, string>;
+  const post = (message: object) =>
+    fetch(`${server.url}/mcp`, { method: 'POST', headers: session, body: JSON.stringify(message) });
+
+  beforeAll(async () => {
+    const init = await fetch(`${server.url}/mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+      }),
+    });
+    await init.text();
+    session = {
+      ...headers,
+      'mcp-session-id': init.headers.get('mcp-session-id')!,
+      'mcp-protocol-version': '2025-11-25',
+    };
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+  });
+  afterAll(async () => {
+    await fetch(`${server.url}/mcp`, { method: 'DELETE', headers: session });
+  });
+
+  it('ends the POST stream of a cancelled call, and the session goes on', async () => {
+    const url = new URL(server.url);
+    // The call's SSE stream, read with node:http to see exactly when it ends.
+    const stream = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = request(
+        { host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: session },
+        resolve,
+      );
+      req.on('error', reject);
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'slow-1',
+          method: 'tools/call',
+          params: { name: 'fixture__slow', arguments: { ms: 60_000 } },
+        }),
+      );
+    });
+    expect(stream.headers['content-type']).toContain('text/event-stream');
+    let received = '';
+    stream.setEncoding('utf8');
+    const ended = new Promise<'ended'>((resolve) => stream.on('end', () => resolve('ended')));
+    // The priming event is written once the server has taken the request in: now it can be cancelled.
+    await new Promise<void>((resolve) =>
+      stream.on('data', (chunk: string) => {
+        received += chunk;
+        resolve();
+      }),
+    );
+    const cancelled = await post({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: 'slow-1', reason: 'test' },
+    });
+    expect(cancelled.status).toBe(202);
+    // Bounded: without the fix the stream stays open (keep-alives every 15 s) until the session is deleted.
+    const outcome = await Promise.race([ended, new Promise<'open'>((r) => setTimeout(() => r('open'), 5_000).unref())]);
+    expect(outcome).toBe('ended');
+    // No response for the cancelled request (the spec says not to send one).
+    expect(received).not.toContain('"id":"slow-1"');
+
+    const next = await post({
+      jsonrpc: '2.0',
+      id: 'after',
+      method: 'tools/call',
+      params: { name: 'fixture__echo', arguments: { text: 'still here' } },
+    });
+    expect(next.status).toBe(200);
+    expect(await next.text()).toContain('"structuredContent":{"text":"still here"}');
   });
 });
 
@@ -185,6 +266,48 @@ describe('HTTP guards and probes', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ waited: 600 });
     await stopped;
+  });
+
+  it('answers odd request targets with 4xx in the REST error shape, logging no error', async () => {
+    // fetch() normalises targets, so these go through node:http as written.
+    const send = (path: string, method = 'GET', host?: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = new URL(server.url);
+        const req = request(
+          { host: url.hostname, port: url.port, path, method, headers: host ? { host } : {} },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (d: string) => {
+              body += d;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    const errorCode = (body: string) => (JSON.parse(body) as { error: { code: string } }).error.code;
+    const before = server.stderr().length;
+
+    for (const path of ['//', '//x', '//x/healthz', '/nope/../../x']) {
+      const res = await send(path);
+      expect(res.status, path).toBe(404);
+      expect(errorCode(res.body)).toBe('NOT_FOUND');
+    }
+    // '//x/mcp' is the path //x/mcp, not host x and path /mcp.
+    expect(JSON.parse((await send('//x/mcp')).body).error.message).toContain('No route GET //x/mcp.');
+    const star = await send('*', 'OPTIONS');
+    expect(star.status).toBe(400);
+    expect(errorCode(star.body)).toBe('INVALID_REQUEST');
+    // Absolute-form: its host is checked like the Host header, and a good one is served.
+    const evil = await send('http://evil.example.com/healthz');
+    expect(evil.status).toBe(403);
+    expect(errorCode(evil.body)).toBe('FORBIDDEN');
+    expect((await send(`${server.url}/healthz`)).status).toBe(200);
+    const long = await send(`/${'a'.repeat(8_000)}`);
+    expect(long.status).toBe(404);
+    expect(long.body.length).toBeLessThan(1_000);
+    expect(server.stderr().slice(before)).not.toMatch(/"level":(50|60)/);
   });
 
   it('serves /healthz and /readyz', async () => {

@@ -1,9 +1,10 @@
 // Seeded generator of JSON-RPC traffic for the fuzz tests: valid MCP requests against the real catalog, the same
-// requests mutated (fields dropped, renamed, retyped; bad ids; huge, unicode and nested values), and raw garbage.
+// requests mutated (fields dropped, renamed, retyped; bad and huge ids; huge, unicode and nested values;
+// prototype-pollution keys in params, arguments and _meta), and raw garbage.
 import type { Rng } from './rng.ts';
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Obj = { [key: string]: Json };
+export type Obj = { [key: string]: Json };
 
 export const LEGACY_VERSION = '2025-11-25';
 export const MODERN_VERSION = '2026-07-28';
@@ -74,6 +75,12 @@ export const NASTY_STRINGS: readonly string[] = [
 ];
 
 const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
+
+/**
+ * What the `pollute` mutation tries to put on `Object.prototype`: field names a later valid call reads when absent
+ * (`task__create` defaults `priority` to 50; a polluted prototype would hand it 7), so pollution shows in results.
+ */
+export const POLLUTION: Obj = { polluted: 'yes', priority: 7, status: 'completed', isError: true, roles: ['*'] };
 
 const WEIRD_METHODS = [
   ...PROTOTYPE_KEYS,
@@ -153,6 +160,7 @@ export class MessageGenerator {
       [1, () => Number.MAX_SAFE_INTEGER - n],
       [0.3, () => ` ${n} `],
       [0.2, () => `${'k'.repeat(r.int(300))}${n}`],
+      [0.05, () => `${'h'.repeat(r.range(1_000, 20_000))}${n}`],
     ])();
   }
 
@@ -264,7 +272,7 @@ export class MessageGenerator {
   }
 
   /** A tools/call of a real tool: mostly plausible arguments, sometimes random ones. */
-  private toolCall(): Obj {
+  toolCall(): Obj {
     const r = this.rng;
     const str = () => this.string();
     const taskId = () => (r.chance(0.7) ? `t-${r.int(1e9).toString(36)}` : str());
@@ -436,6 +444,7 @@ export class MessageGenerator {
       'meta',
       'jsonrpc',
       'params-type',
+      'pollute',
     ]);
     switch (how) {
       case 'drop': {
@@ -520,6 +529,16 @@ export class MessageGenerator {
       case 'params-type':
         msg.params = r.pick<Json>([[], 'x', 1, null, true, [{}]]);
         break;
+      case 'pollute': {
+        const params = this.paramsOf(msg);
+        const where = r.pick(['params', 'arguments', '_meta']);
+        if (where !== 'params' && !isObj(params[where])) params[where] = {};
+        pollute(
+          where === 'params' ? params : (params[where] as Obj),
+          r.pick(['__proto__', 'constructor', 'prototype']),
+        );
+        break;
+      }
     }
     return how;
   }
@@ -591,6 +610,19 @@ export class MessageGenerator {
     // Over stdio a newline would split the garbage into several lines: keep it one line.
     return { text: this.opts.lineDelimited ? text.replace(/[\n\r]/g, ' ') : text, kind: `garbage:${kind}` };
   }
+}
+
+const isObj = (v: Json | undefined): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Put {@link POLLUTION} under `key` the way each key pollutes a naive merge: `__proto__` and `prototype` carry it,
+ * `constructor` carries it one level down (`constructor.prototype`).
+ *
+ * @example
+ * const o = {}; pollute(o, 'constructor'); JSON.stringify(o); // '{"constructor":{"prototype":{"polluted":"yes",…}}}'
+ */
+export function pollute(into: Obj, key: '__proto__' | 'constructor' | 'prototype'): void {
+  setKey(into, key, key === 'constructor' ? { prototype: { ...POLLUTION } } : { ...POLLUTION });
 }
 
 /** `pos`, or the position just after the message's own `"id":value` when `pos` falls inside it. */

@@ -1,6 +1,7 @@
 // What the server owes for a fuzz message, judged the way the SDK reads it, plus small wire helpers
-// (SSE parsing, Mcp-Name encoding, a process's resident memory).
+// (SSE parsing, Mcp-Name encoding, stack traces in answers, a process's resident memory and prototypes).
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { deserializeMessage, isJSONRPCRequest } from '@modelcontextprotocol/server';
 
@@ -81,6 +82,12 @@ export function httpObligations(body: string): Obligations {
   return out;
 }
 
+/**
+ * A stack trace or a source location in an answer: a frame (`\n    at f (…)`, also JSON-escaped), a Node internal
+ * module, or a file with line number (`x.ts:12`). Answers name no code locations, whatever went wrong.
+ */
+export const STACK_TRACE = /(?:\n|\\n)\s+at [\w<.[]|node:internal|\.[cm]?[jt]s:\d+/;
+
 /** The JSON messages of a text/event-stream body (events without data, like the priming event, are skipped). */
 export function sseMessages(body: string): unknown[] {
   const messages: unknown[] = [];
@@ -93,6 +100,41 @@ export function sseMessages(body: string): unknown[] {
     if (data.trim() !== '') messages.push(JSON.parse(data));
   }
   return messages;
+}
+
+/**
+ * One HTTP request with its target exactly as given (`//`, `*`, `http://evil/x`: fetch() would normalise or refuse
+ * these), on a connection of its own. Answers the status, content type and body text.
+ */
+export function rawHttp(
+  base: string,
+  opts: { method: string; target: string; headers?: Record<string, string>; body?: string; timeoutMs: number },
+): Promise<{ status: number; type: string; text: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: opts.method,
+        path: opts.target,
+        headers: opts.headers,
+        agent: false,
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          text += d;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: res.headers['content-type'] ?? '', text }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(opts.timeoutMs, () => req.destroy(new Error(`no answer in ${opts.timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(opts.body);
+  });
 }
 
 /** Encode a value for `Mcp-Name` / `Mcp-Param-*` the way the SDK client does (base64 sentinel when needed). */
@@ -110,6 +152,13 @@ export function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1]);
   return kb / 1024;
+}
+
+/** CPU time a process has used so far (user + system), in seconds, from /proc (Linux, 100 ticks a second). */
+export function cpuSeconds(pid: number): number {
+  // The fields after the command name (which may hold spaces, so split after its closing parenthesis).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Sample a process's RSS every `everyMs` and keep the maximum (stops quietly when the process is gone). */
@@ -132,18 +181,21 @@ export function heapProbeEnv(file: string): Record<string, string> {
   return { NODE_OPTIONS: `${inherited}--expose-gc --import=${JSON.stringify(probe)}`, FUZZ_HEAP_FILE: file };
 }
 
-/** Memory of a child started with {@link heapProbeEnv} after a full GC, in MB (undefined if it does not answer). */
+/**
+ * Memory of a child started with {@link heapProbeEnv} after a full GC, in MB, and the enumerable keys its plain
+ * objects and arrays inherit (any at all means its prototypes were polluted). Undefined if it does not answer.
+ */
 export async function memoryAfterGc(
   pid: number,
   file: string,
   timeoutMs = 5_000,
-): Promise<{ heapUsed: number; heapTotal: number; external: number; rss: number } | undefined> {
+): Promise<{ heapUsed: number; heapTotal: number; external: number; rss: number; inherited: string[] } | undefined> {
   const asked = Date.now();
   process.kill(pid, 'SIGUSR2');
   while (Date.now() - asked < timeoutMs) {
     await new Promise((r) => setTimeout(r, 25));
     try {
-      const report = JSON.parse(readFileSync(file, 'utf8')) as NodeJS.MemoryUsage & { at: number };
+      const report = JSON.parse(readFileSync(file, 'utf8')) as NodeJS.MemoryUsage & { at: number; inherited: string[] };
       if (report.at < asked) continue;
       const mb = (n: number) => Math.round((n / 1024 / 1024) * 10) / 10;
       return {
@@ -151,6 +203,7 @@ export async function memoryAfterGc(
         heapTotal: mb(report.heapTotal),
         external: mb(report.external),
         rss: mb(report.rss),
+        inherited: report.inherited,
       };
     } catch {}
   }
