@@ -223,8 +223,8 @@ describe('running a compiled script', () => {
       expect(a.text).toContain(`<output>\n  ${elsewhere}\n  </output>`);
       const missing = await tool(hub, 'script.start', { name: 'where', working_dir: 'no/such/dir' });
       expect(missing).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
-      // The caller sees the path relative to the project (src/core/caller-paths.ts).
-      expect(missing.text).toBe('working_dir: no/such/dir is not a directory.');
+      // The caller sees the path relative to the project (src/core/confine.ts shows it so).
+      expect(missing.text).toBe("working_dir: 'no/such/dir' is not a directory.");
     } finally {
       rmSync(elsewhere, { recursive: true, force: true });
     }
