@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Principal } from '../core/context.ts';
 import type { Store, TokenRecord } from '../store/contract.ts';
 import { type Exposure, makePrincipal } from './principal.ts';
+import { isUnavailable } from './shared-policy.ts';
 import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
@@ -36,14 +37,23 @@ export class HttpAuth {
     private readonly exposed: boolean,
   ) {}
 
-  /** Reload the token set when it may have changed: tokens are created and revoked by another process (the CLI). */
+  /**
+   * Reload the token set when it may have changed: tokens are created and revoked by another process (the CLI).
+   * While the store is unavailable (Redis away) the set loaded last stays in force: nobody can create or revoke a
+   * token in a store that does not answer, and `system.health` must still be able to say the store is degraded.
+   * Before a first load there is nothing to keep, so the request fails UNAVAILABLE.
+   */
   private async refresh(now: number): Promise<void> {
     this.checkedAt = now;
-    const version = await this.store.tokens.version();
-    if (version === this.loadedVersion) return;
-    this.byHash = new Map((await this.store.tokens.list()).map((t) => [t.hash, t]));
-    this.presented.clear();
-    this.loadedVersion = version;
+    try {
+      const version = await this.store.tokens.version();
+      if (version === this.loadedVersion) return;
+      this.byHash = new Map((await this.store.tokens.list()).map((t) => [t.hash, t]));
+      this.presented.clear();
+      this.loadedVersion = version;
+    } catch (err) {
+      if (this.loadedVersion === undefined || !isUnavailable(err)) throw err;
+    }
   }
 
   async authenticate(req: IncomingMessage): Promise<AuthResult> {

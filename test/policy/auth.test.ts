@@ -1,8 +1,9 @@
 // HttpAuth keeps one principal per token record: the same object while the configuration stands, a new one (with
 // the new exposure) once it changes — whichever token is seen first after the change.
 import type { IncomingMessage } from 'node:http';
-import { afterEach, beforeEach, expect, it } from 'vitest';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import { type Config, ConfigSchema } from '../../src/config/schema.ts';
+import { SwitchboardError } from '../../src/core/errors.ts';
 import { HttpAuth } from '../../src/policy/auth.ts';
 import { generateToken, hashToken } from '../../src/policy/tokens.ts';
 import { SqliteStore } from '../../src/store/sqlite.ts';
@@ -50,4 +51,22 @@ it('answers the same principal for a token until the configuration changes, then
   expect(second.sees?.('task.create')).toBe(false);
   expect(second.sees?.('system.health')).toBe(true);
   expect(await principalOf(auth, ci)).toBe(second);
+});
+
+it('keeps the token set it loaded while the store is unavailable, and fails UNAVAILABLE before a first load', async () => {
+  const ci = await issue('ci');
+  const auth = new HttpAuth(store, () => ConfigSchema.parse({}), undefined, false);
+  expect(await principalOf(auth, ci)).toMatchObject({ id: 'ci' });
+
+  const away = new SwitchboardError('UNAVAILABLE', 'Redis at redis://127.0.0.1:6379 is unreachable.');
+  vi.spyOn(store.tokens, 'version').mockRejectedValue(away);
+  // Past the version check's interval, so the next request asks the store again.
+  vi.spyOn(performance, 'now').mockReturnValue(performance.now() + 60_000);
+  try {
+    expect(await principalOf(auth, ci)).toMatchObject({ id: 'ci' });
+    const fresh = new HttpAuth(store, () => ConfigSchema.parse({}), undefined, false);
+    await expect(fresh.authenticate(request(ci))).rejects.toBe(away);
+  } finally {
+    vi.restoreAllMocks();
+  }
 });
