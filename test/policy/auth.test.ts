@@ -5,7 +5,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type Config, ConfigSchema } from '../../src/config/schema.ts';
 import { HttpAuth } from '../../src/policy/auth.ts';
 import { generateToken, hashToken } from '../../src/policy/tokens.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 
 let store: SqliteStore;
 beforeEach(() => {
