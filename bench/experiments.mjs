@@ -90,7 +90,7 @@ class CoalescingStdout extends EventEmitter {
 
 /** The event log appended in one SQLite transaction per event-loop turn instead of one implicit transaction per call. */
 const batchedEventLog = {
-  'src/store/sqlite.ts': (t, f) => {
+  'src/store/sqlite/events.ts': (t, f) => {
     t = edit(
       t,
       "this.insert = db.prepare('INSERT INTO events (type, data) VALUES (?, ?)');",

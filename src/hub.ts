@@ -27,7 +27,7 @@ import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
 import { type RunningSource, SOURCES } from './sources/index.ts';
 import type { Store } from './store/contract.ts';
-import { SqliteStore } from './store/sqlite.ts';
+import { SqliteStore } from './store/sqlite/index.ts';
 
 export interface HubOptions {
   /** Project directory (where `.switchboard/` lives). */

@@ -3,7 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 import { runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { secretTableInput, secretTableRedacted } from '../helpers/secret-keys.ts';
 import { eventAfter } from '../helpers/sse.ts';

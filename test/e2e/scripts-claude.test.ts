@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCRIPT_PERMISSIONS } from '../../src/cli/install.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 import { BIN, childEnv } from '../helpers/cli.ts';
 import {
   type FakeAnthropic,

@@ -6,7 +6,7 @@ import { type Config, ConfigSchema } from '../../src/config/schema.ts';
 import { SwitchboardError } from '../../src/core/errors.ts';
 import { HttpAuth } from '../../src/policy/auth.ts';
 import { generateToken, hashToken } from '../../src/policy/tokens.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 
 let store: SqliteStore;
 beforeEach(() => {

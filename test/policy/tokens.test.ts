@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { generateToken, hashToken, parseDuration, verifyInSet } from '../../src/policy/tokens.ts';
-import { SqliteStore } from '../../src/store/sqlite.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 
 describe('generateToken', () => {
   it('mints sb_ + 32 random bytes in base64url', () => {

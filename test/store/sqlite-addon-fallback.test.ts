@@ -8,14 +8,14 @@ import { afterAll, describe, expect, it, vi } from 'vitest';
 import { auditRecord } from '../helpers/audit.ts';
 
 const lookedUp = vi.hoisted(() => ({ count: 0 }));
-vi.mock('../../src/store/sqlite-addon.ts', () => ({
+vi.mock('../../src/store/sqlite/addon.ts', () => ({
   sqliteAddon: () => {
     lookedUp.count++;
     return undefined;
   },
 }));
 
-const { SqliteStore } = await import('../../src/store/sqlite.ts');
+const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
 const { AuditBatch } = await import('../../src/store/audit-segment.ts');
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-fallback-'));

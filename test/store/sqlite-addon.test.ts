@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { SqliteStore } from '../../src/store/sqlite.ts';
-import { sqliteAddon } from '../../src/store/sqlite-addon.ts';
+import { sqliteAddon } from '../../src/store/sqlite/addon.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-addon-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

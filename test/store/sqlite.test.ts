@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { AuditBatch } from '../../src/store/audit-segment.ts';
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite.ts';
+import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/index.ts';
 import { auditRecord } from '../helpers/audit.ts';
 import { storeContract } from './contract.ts';
 
@@ -382,7 +382,7 @@ describe('SqliteStore audit sink (worker thread)', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
     const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-sink-')), 'state.db'));
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
@@ -423,7 +423,7 @@ describe('SqliteStore token version across connections', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
     const file = join(mkdtempSync(join(tmpdir(), 'sb-ver-')), 'state.db');
     const server = SqliteStore.open(file);
     const cli = SqliteStore.open(file);
@@ -443,7 +443,7 @@ describe('SqliteStore audit sink under write contention', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
     const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-busy-')), 'state.db'));
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
@@ -470,7 +470,7 @@ describe('SqliteStore audit sink with large and multi-byte batches', () => {
     const { mkdtempSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
-    const { SqliteStore } = await import('../../src/store/sqlite.ts');
+    const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
     const store = SqliteStore.open(join(mkdtempSync(join(tmpdir(), 'sb-large-')), 'state.db'));
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));

@@ -3,9 +3,9 @@
 // checked again.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { type AuditBatchData, BUMP_SEQ_SQL, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL, timesBlob } from './audit-segment.ts';
-import type { AuditSink } from './contract.ts';
-import { sqliteAddon } from './sqlite-addon.ts';
+import { type AuditBatchData, BUMP_SEQ_SQL, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL, timesBlob } from '../audit-segment.ts';
+import type { AuditSink } from '../contract.ts';
+import { sqliteAddon } from './addon.ts';
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');

@@ -1,0 +1,277 @@
+// The task board in the SQLite store: rows, the patchable columns, keyset-paged lists and compare-and-set updates.
+import type {
+  FinishedQuery,
+  NewTask,
+  Task,
+  TaskComplexity,
+  TaskFilter,
+  TaskPage,
+  TaskPatch,
+  TaskStatus,
+  TaskStore,
+  TaskUpdateResult,
+} from '../contract.ts';
+import { checkClaim, type IdempotencyClaim, type Once, replay } from '../idempotency.ts';
+import {
+  checkAssessment,
+  checkComplexity,
+  checkFinishedQuery,
+  checkInt,
+  checkMetadata,
+  checkStatus,
+  checkStatuses,
+  checkString,
+  DEFAULT_PAGE_SIZE,
+  decodeCursor,
+  describe,
+  encodeCursor,
+  invalid,
+  MAX_PAGE_SIZE,
+  newTaskId,
+  toJson,
+} from '../validate.ts';
+import type { Db, Statement } from './connection.ts';
+import { SqliteIdempotencyKeys } from './idempotency-keys.ts';
+
+interface TaskRow {
+  id: string;
+  text: string;
+  priority: number;
+  status: TaskStatus;
+  type: string | null;
+  metadata: string | null;
+  assigned_to: string | null;
+  result: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+  completed_at: string | null;
+  version: number;
+  estimated_complexity: TaskComplexity | null;
+  assessment: string | null;
+}
+
+function toTask(row: TaskRow): Task {
+  return {
+    id: row.id,
+    text: row.text,
+    priority: row.priority,
+    status: row.status,
+    type: row.type,
+    metadata: row.metadata === null ? null : JSON.parse(row.metadata),
+    estimatedComplexity: row.estimated_complexity,
+    assessment: row.assessment === null ? null : JSON.parse(row.assessment),
+    assignedTo: row.assigned_to,
+    result: row.result === null ? null : JSON.parse(row.result),
+    error: row.error,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+    completedAt: row.completed_at,
+    version: row.version,
+  };
+}
+
+/** Patch field → column, with the check that keeps the column well-formed. */
+const PATCH_COLUMNS: { [K in keyof Required<TaskPatch>]: (v: unknown) => Partial<TaskRow> } = {
+  text: (v) => ({ text: checkString(v, 'text', { nonEmpty: true })! }),
+  priority: (v) => ({ priority: checkInt(v, 'priority') }),
+  status: (v) => ({ status: checkStatus(v, 'status') }),
+  type: (v) => ({ type: checkString(v, 'type', { nullable: true }) }),
+  metadata: (v) => ({ metadata: checkMetadata(v) }),
+  assignedTo: (v) => ({ assigned_to: checkString(v, 'assignedTo', { nullable: true }) }),
+  result: (v) => ({ result: toJson(v, 'result') }),
+  error: (v) => ({ error: checkString(v, 'error', { nullable: true }) }),
+  completedAt: (v) => ({ completed_at: checkString(v, 'completedAt', { nullable: true }) }),
+  estimatedComplexity: (v) => ({ estimated_complexity: checkComplexity(v) }),
+  assessment: (v) => ({ assessment: checkAssessment(v) }),
+};
+
+export class SqliteTasks implements TaskStore {
+  private readonly keys: SqliteIdempotencyKeys;
+  private readonly insert: Statement;
+  private readonly byId: Statement;
+  private readonly write: Statement;
+  private readonly release: Statement;
+  /** List statements by filter shape: a bounded set (statuses × assignee × type × cursor), each prepared once. */
+  private readonly lists = new Map<string, Statement>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly live: () => void,
+  ) {
+    this.keys = new SqliteIdempotencyKeys(db);
+    this.insert = db.prepare(
+      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version, estimated_complexity, assessment)
+       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version, @estimated_complexity, @assessment)`,
+    );
+    this.byId = db.prepare('SELECT * FROM tasks WHERE id = ?');
+    this.write = db.prepare(
+      `UPDATE tasks SET text = @text, priority = @priority, status = @status, type = @type, metadata = @metadata,
+         assigned_to = @assigned_to, result = @result, error = @error, updated_at = @updated_at,
+         completed_at = @completed_at, version = @version, estimated_complexity = @estimated_complexity,
+         assessment = @assessment
+       WHERE id = @id AND version = @expected`,
+    );
+    this.release = db.prepare(
+      `UPDATE tasks SET status = 'pending', assigned_to = NULL, updated_at = @now, version = version + 1
+       WHERE assigned_to = @instance AND status IN ('assigned', 'in_progress')
+       RETURNING id`,
+    );
+    this.finishedSince = db.prepare(
+      `SELECT * FROM tasks WHERE completed_at IS NOT NULL AND completed_at >= @since AND (@type IS NULL OR type = @type)
+       ORDER BY completed_at DESC, id DESC LIMIT @limit`,
+    );
+  }
+
+  private readonly finishedSince: Statement;
+
+  async finished(query: FinishedQuery): Promise<Task[]> {
+    this.live();
+    return (this.finishedSince.all(checkFinishedQuery(query)) as TaskRow[]).map(toTask);
+  }
+
+  async create(task: NewTask): Promise<Task> {
+    this.live();
+    const row = this.newRow(task);
+    this.insert.run(row);
+    return toTask(row);
+  }
+
+  async createOnce(task: NewTask, claim: IdempotencyClaim): Promise<Once<Task>> {
+    this.live();
+    const checked = checkClaim(claim);
+    const row = this.newRow(task);
+    return this.db
+      .transaction((): Once<Task> => {
+        const seen = this.keys.find(checked);
+        if (seen) return replay<Task>(checked, seen);
+        this.insert.run(row);
+        const created = toTask(row);
+        this.keys.keep(checked, created);
+        return { value: created, replayed: false };
+      })
+      .immediate();
+  }
+
+  /** A checked new task as a row: pending, version 1, with a fresh id. */
+  private newRow(task: NewTask): TaskRow {
+    if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
+    const text = checkString(task.text, 'text', { nonEmpty: true })!;
+    const priority = checkInt(task.priority, 'priority');
+    const type = task.type === undefined ? null : checkString(task.type, 'type', { nullable: true });
+    const metadata = checkMetadata(task.metadata);
+    const estimatedComplexity = checkComplexity(task.estimatedComplexity);
+    const { id, time } = newTaskId();
+    const at = new Date(time).toISOString();
+    const row: TaskRow = {
+      id,
+      text,
+      priority,
+      status: 'pending',
+      type,
+      metadata,
+      assigned_to: null,
+      result: null,
+      error: null,
+      created_at: at,
+      updated_at: at,
+      completed_at: null,
+      version: 1,
+      estimated_complexity: estimatedComplexity,
+      assessment: null,
+    };
+    return row;
+  }
+
+  async get(id: string): Promise<Task | undefined> {
+    this.live();
+    if (typeof id !== 'string') return undefined;
+    const row = this.byId.get(id) as TaskRow | undefined;
+    return row && toTask(row);
+  }
+
+  async list(filter: TaskFilter = {}): Promise<TaskPage> {
+    this.live();
+    if (typeof filter !== 'object' || filter === null) invalid(`filter must be an object, got ${describe(filter)}.`);
+    // An empty status list means "no status filter", like an absent one.
+    const statuses = filter.status === undefined ? [] : checkStatuses(filter.status, 'status');
+    const assignedTo = filter.assignedTo === undefined ? undefined : checkString(filter.assignedTo, 'assignedTo')!;
+    const type = filter.type === undefined ? undefined : checkString(filter.type, 'type')!;
+    const limit = filter.limit === undefined ? DEFAULT_PAGE_SIZE : checkInt(filter.limit, 'limit', 1, MAX_PAGE_SIZE);
+    const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+
+    const params: Record<string, unknown> = { limit: limit + 1 };
+    statuses.forEach((s, i) => {
+      params[`s${i}`] = s;
+    });
+    if (assignedTo !== undefined) params.assignedTo = assignedTo;
+    if (type !== undefined) params.type = type;
+    if (after) Object.assign(params, { p: after.p, c: after.c, i: after.i });
+
+    const shape = `${statuses.length}:${assignedTo !== undefined}:${type !== undefined}:${after !== undefined}`;
+    let stmt = this.lists.get(shape);
+    if (!stmt) {
+      const where: string[] = [];
+      if (statuses.length) where.push(`status IN (${statuses.map((_, i) => `@s${i}`).join(', ')})`);
+      if (assignedTo !== undefined) where.push('assigned_to = @assignedTo');
+      if (type !== undefined) where.push('type = @type');
+      // Keyset "after (p, c, i)" in the order (priority DESC, created_at, id). The leading `priority <= @p`
+      // is redundant logically but gives the planner a range to seek to instead of scanning from the top.
+      if (after) where.push('priority <= @p AND (priority < @p OR created_at > @c OR (created_at = @c AND id > @i))');
+      stmt = this.db.prepare(
+        `SELECT * FROM tasks ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY priority DESC, created_at ASC, id ASC LIMIT @limit`,
+      );
+      this.lists.set(shape, stmt);
+    }
+    // One row more than asked tells whether another page exists, so the last page has no cursor.
+    const rows = stmt.all(params) as TaskRow[];
+    const more = rows.length > limit;
+    if (more) rows.length = limit;
+    return {
+      tasks: rows.map(toTask),
+      nextCursor: more
+        ? encodeCursor(rows[rows.length - 1].priority, rows[rows.length - 1].created_at, rows[rows.length - 1].id)
+        : null,
+    };
+  }
+
+  async update(id: string, patch: TaskPatch, opts: { from?: readonly TaskStatus[] } = {}): Promise<TaskUpdateResult> {
+    this.live();
+    if (typeof id !== 'string') return { ok: false, reason: 'not_found' };
+    if (!patch || typeof patch !== 'object') invalid(`patch must be an object, got ${describe(patch)}.`);
+    // Validate every field before the transaction: a bad field must not leave a half-applied change.
+    const changes: Partial<TaskRow> = {};
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined) continue;
+      // hasOwn, not a plain lookup: a key like 'toString' must not reach Object.prototype.
+      const column = Object.hasOwn(PATCH_COLUMNS, key) ? PATCH_COLUMNS[key as keyof TaskPatch] : undefined;
+      if (!column)
+        invalid(
+          `'${key}' is not a task field that can be changed; use one of ${Object.keys(PATCH_COLUMNS).join(', ')}.`,
+        );
+      Object.assign(changes, column(value));
+    }
+    const from = opts.from === undefined ? undefined : checkStatuses(opts.from, 'from');
+
+    // IMMEDIATE takes the write lock before the read, so the check and the write see the same row even when
+    // another process shares the file.
+    return this.db
+      .transaction((): TaskUpdateResult => {
+        const row = this.byId.get(id) as TaskRow | undefined;
+        if (!row) return { ok: false, reason: 'not_found' };
+        if (from && !from.includes(row.status)) return { ok: false, reason: 'conflict', task: toTask(row) };
+        const next: TaskRow = { ...row, ...changes, updated_at: new Date().toISOString(), version: row.version + 1 };
+        this.write.run({ ...next, expected: row.version });
+        return { ok: true, task: toTask(next) };
+      })
+      .immediate();
+  }
+
+  async releaseInstance(instanceId: string): Promise<string[]> {
+    this.live();
+    checkString(instanceId, 'instanceId');
+    const rows = this.release.all({ instance: instanceId, now: new Date().toISOString() }) as { id: string }[];
+    return rows.map((r) => r.id).sort();
+  }
+}
