@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { RedisStore } from '../src/store/redis.ts';
+import { RedisStore } from '../src/store/redis/index.ts';
 import { startFakeAnthropic } from '../test/helpers/fake-anthropic.ts';
 import { cpuMs, machine } from './lib/proc.mjs';
 import { BIN, switchboardEnv, tempProject } from './lib/servers.mjs';

@@ -8,7 +8,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createHub } from '../src/hub.ts';
 import { createLogger } from '../src/observe/logger.ts';
-import { RedisStore } from '../src/store/redis.ts';
+import { RedisStore } from '../src/store/redis/index.ts';
 import { machine } from './lib/proc.mjs';
 import { median, quantile } from './lib/stats.mjs';
 

@@ -2,11 +2,17 @@
 // handler modules importing 'switchboard' get the same zod instance), with native and loader packages external;
 // then the V8 startup snapshot that `switchboard serve` starts from (docs/decisions.md, "Startup snapshot").
 import { execFileSync } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Start clean: code-split chunk names change with content, stale ones would pile up.
 rmSync('dist', { recursive: true, force: true });
+
+// The Redis store's Lua scripts, read at run time beside the module that loads them: src/store/redis/ from source,
+// dist/ from the bundles (src/store/redis/scripts.ts; docs/decisions.md, "Lua scripts as files").
+mkdirSync('dist', { recursive: true });
+for (const file of readdirSync('src/store/redis'))
+  if (file.endsWith('.lua')) copyFileSync(`src/store/redis/${file}`, `dist/${file}`);
 
 const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream'];
 

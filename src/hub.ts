@@ -80,7 +80,7 @@ export async function openProjectStore(cwd: string, env: NodeJS.ProcessEnv = pro
 /** The configured store: the SQLite file (default), or Redis when `[store] kind = "redis"` or `--store redis://…`. */
 async function openStore(cwd: string, cfg: Config['store'], url?: string): Promise<Store> {
   if (url !== undefined || cfg.kind === 'redis') {
-    const { RedisStore } = await import('./store/redis.ts');
+    const { RedisStore } = await import('./store/redis/index.ts');
     return RedisStore.open({ url: url ?? cfg.url, prefix: cfg.prefix });
   }
   const file = isAbsolute(cfg.path) ? cfg.path : resolve(cwd, cfg.path);

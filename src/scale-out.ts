@@ -9,7 +9,7 @@ import type { SharedPolicy } from './policy/shared-policy.ts';
 import type { SessionDirectory } from './serve/session-directory.ts';
 import { leaseTtlMs } from './sources/builtin/system/lease.ts';
 import type { Store } from './store/contract.ts';
-import type { RedisStore } from './store/redis.ts';
+import type { RedisStore } from './store/redis/index.ts';
 
 export interface ScaleOut {
   bus: RedisBus;
@@ -49,7 +49,7 @@ export async function scaleOut(store: Store, instanceId: string, logger: Logger)
       import('./policy/shared-policy.ts'),
       import('./serve/session-directory.ts'),
       import('./serve/mcp-http.ts'),
-      import('./store/redis.ts'),
+      import('./store/redis/index.ts'),
     ],
   );
   const redis = store as RedisStore;

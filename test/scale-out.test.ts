@@ -3,7 +3,7 @@
 // and local limits apply — then everything works again when Redis is back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hubInstanceId } from '../src/scale-out.ts';
-import { RedisStore } from '../src/store/redis.ts';
+import { RedisStore } from '../src/store/redis/index.ts';
 import { testHub } from './helpers/hub.ts';
 import { PrivateRedis, testPrefix } from './helpers/redis.ts';
 

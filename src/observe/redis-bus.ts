@@ -2,7 +2,7 @@
 // appended to a Redis Stream that every other instance reads, so a subscriber anywhere sees every instance's events.
 import type { Logger } from 'pino';
 import type { BusEvent, EventBus } from '../core/context.ts';
-import { RedisStore } from '../store/redis.ts';
+import { RedisStore } from '../store/redis/index.ts';
 import { InProcessBus } from './events.ts';
 import { outwardEvent } from './redact.ts';
 

@@ -1,7 +1,7 @@
 // Rate limits and circuit breakers shared by every instance on one Redis: one Lua script per call admits it
 // (token bucket + breaker, on the server's clock) and one records a failure, so 10/min is 10/min in total.
 import { SwitchboardError } from '../core/errors.ts';
-import type { RedisStore } from '../store/redis.ts';
+import type { RedisStore } from '../store/redis/index.ts';
 import type { BreakerPolicy, BreakerView } from './breaker.ts';
 import type { RateLimit } from './rate-limit.ts';
 

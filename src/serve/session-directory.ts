@@ -1,7 +1,7 @@
 // 2025-era MCP sessions shared by every instance: the session record (who opened it, the initialize request it
 // began with) lives in Redis, so any instance can take a session over, and a client's answer to a server-to-client
 // request (sampling, elicitation) that lands on another instance is routed to the one waiting for it.
-import type { RedisStore } from '../store/redis.ts';
+import type { RedisStore } from '../store/redis/index.ts';
 
 /** What any instance needs to continue a session it did not open. */
 export interface SessionRecord {

@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import { RedisStore } from '../../src/store/redis.ts';
+import { RedisStore } from '../../src/store/redis/index.ts';
 import { type HttpServerProcess, tempProject } from './cli.ts';
 
 export const REDIS_URL = process.env.SWITCHBOARD_TEST_REDIS ?? 'redis://127.0.0.1:6379';

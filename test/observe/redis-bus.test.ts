@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEvent } from '../../src/core/context.ts';
 import { createLogger } from '../../src/observe/logger.ts';
 import { RedisBus } from '../../src/observe/redis-bus.ts';
-import { RedisStore } from '../../src/store/redis.ts';
+import { RedisStore } from '../../src/store/redis/index.ts';
 import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
 
 const logger = createLogger('silent');

@@ -3,7 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BreakerPolicy } from '../../src/policy/breaker.ts';
 import { SharedPolicy } from '../../src/policy/shared-policy.ts';
-import { RedisStore } from '../../src/store/redis.ts';
+import { RedisStore } from '../../src/store/redis/index.ts';
 import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
 
 const BREAKER: BreakerPolicy = { threshold: 3, resetMs: 300, halfOpenProbes: 1 };

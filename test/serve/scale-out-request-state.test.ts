@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability, inputRequired } from '../../src/core/capability.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
-import { RedisStore } from '../../src/store/redis.ts';
+import { RedisStore } from '../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { rpc2026 } from '../helpers/rpc2026.ts';

@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/core/pipeline.ts';
 import type { IdempotencyClaim } from '../../src/store/contract.ts';
-import { REDIS_COMMAND_TIMEOUT_MS, RedisStore } from '../../src/store/redis.ts';
+import { REDIS_COMMAND_TIMEOUT_MS, RedisStore } from '../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { PrivateRedis, testPrefix } from '../helpers/redis.ts';
 

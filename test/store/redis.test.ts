@@ -2,7 +2,7 @@
 // afterwards), plus what only Redis has — atomic scripts under concurrency, prefixes that never meet, fail-fast
 // UNAVAILABLE while the server is away and recovery when it returns.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { RedisStore } from '../../src/store/redis.ts';
+import { RedisStore } from '../../src/store/redis/index.ts';
 import { openTestStore, PrivateRedis, REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { agentSessionContract, sessionMeta } from './agent-sessions-contract.ts';
 import { storeContract } from './contract.ts';

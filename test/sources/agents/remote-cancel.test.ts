@@ -2,7 +2,7 @@
 // Redis it asks over the bus, and when no instance there stops the turn it says so after a bounded wait.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { REMOTE_CANCEL_WAIT_MS } from '../../../src/sources/agents/runtime.ts';
-import { RedisStore } from '../../../src/store/redis.ts';
+import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';

@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import type { BusEvent } from '../../../src/core/context.ts';
-import type { RedisStore } from '../../../src/store/redis.ts';
+import type { RedisStore } from '../../../src/store/redis/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';

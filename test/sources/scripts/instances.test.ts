@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { hubInstanceId } from '../../../src/core/hub-instance.ts';
-import { RedisStore } from '../../../src/store/redis.ts';
+import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';
 import { nl, projectScripts } from './helpers.ts';

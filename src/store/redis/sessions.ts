@@ -1,7 +1,7 @@
 // Agent sessions on Redis, for instances on several machines: the meta as one JSON string, the transcript as a
 // list, the turn lock as a lease in Redis time. Every write that touches more than one key is one Lua script.
 import type { Redis } from 'ioredis';
-import { SwitchboardError } from '../core/errors.ts';
+import { SwitchboardError } from '../../core/errors.ts';
 import {
   type AgentSessionRecord,
   type AgentSessionStore,
@@ -13,88 +13,9 @@ import {
   sessionMissing,
   sessionRunning,
   sessionTaken,
-} from './contract.ts';
-import { checkSessionName, checkString, checkTtl, sessionMetaJson, transcriptLines } from './validate.ts';
-
-type Io = <T>(fn: () => Promise<T>) => Promise<T>;
-
-// Leases are measured on the Redis server's clock, the one clock every instance shares: a machine whose clock is
-// off cannot make a live turn look dead to the others, or keep a dead one looking alive.
-const NOW_MS = `local t = redis.call('TIME'); local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)`;
-
-/** Whether the lock hash in KEYS[k] is held by someone whose lease has not run out (needs NOW_MS first). */
-const LIVE = `local function live(k) local e = redis.call('HGET', k, 'expiresAt'); return e and tonumber(e) > now end`;
-
-/** KEYS: meta, log, index; ARGV: name, meta json. 0 when the name is taken. */
-const LUA_CREATE = `
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('DEL', KEYS[2])
-redis.call('SET', KEYS[1], ARGV[2])
-redis.call('ZADD', KEYS[3], 0, ARGV[1])
-return 1
-`;
-
-/**
- * KEYS: meta, turn; ARGV: meta json, holder ('' for none), release ('1'). -1: no session; 0: holder does not hold
- * the lock; 1: written (and the holder's lock released with release).
- */
-const LUA_PUT = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if ARGV[2] ~= '' and redis.call('HGET', KEYS[2], 'owner') ~= ARGV[2] then return 0 end
-redis.call('SET', KEYS[1], ARGV[1])
-if ARGV[3] == '1' and ARGV[2] ~= '' then redis.call('DEL', KEYS[2]) end
-return 1
-`;
-
-/** KEYS: meta, log, turn; ARGV: holder ('' for none), lines... -1: no session; 0: lock not held; 1: appended. */
-const LUA_APPEND = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-if ARGV[1] ~= '' and redis.call('HGET', KEYS[3], 'owner') ~= ARGV[1] then return 0 end
-for i = 2, #ARGV do redis.call('RPUSH', KEYS[2], ARGV[i]) end
-return 1
-`;
-
-/** KEYS: turn; ARGV: owner, ttl ms. {1} when taken (free, or stale and taken over); {0, owner} when live. */
-const LUA_LOCK = `
-${NOW_MS}
-${LIVE}
-if live(KEYS[1]) then return {0, redis.call('HGET', KEYS[1], 'owner')} end
-redis.call('HSET', KEYS[1], 'owner', ARGV[1], 'expiresAt', now + tonumber(ARGV[2]))
-return {1}
-`;
-
-/** KEYS: turn; ARGV: owner, ttl ms. 1 when extended; 0 when the lock is someone else's or gone. */
-const LUA_RENEW = `
-${NOW_MS}
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'expiresAt', now + tonumber(ARGV[2]))
-return 1
-`;
-
-/** KEYS: turn; ARGV: owner. Deletes the lock only when it is the owner's. */
-const LUA_UNLOCK = `
-if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-`;
-
-/** KEYS: turn. {owner, expiresAt, now} or false when nobody holds it. */
-const LUA_OWNER = `
-${NOW_MS}
-local h = redis.call('HMGET', KEYS[1], 'owner', 'expiresAt')
-if not h[1] then return false end
-return {h[1], h[2], tostring(now)}
-`;
-
-/** KEYS: meta, log, turn, index; ARGV: name. -1 while a live lock is held; else 1/0: whether the session existed. */
-const LUA_REMOVE = `
-${NOW_MS}
-${LIVE}
-if live(KEYS[3]) then return -1 end
-local existed = redis.call('DEL', KEYS[1])
-redis.call('DEL', KEYS[2], KEYS[3])
-redis.call('ZREM', KEYS[4], ARGV[1])
-return existed
-`;
+} from '../contract.ts';
+import { checkSessionName, checkString, checkTtl, sessionMetaJson, transcriptLines } from '../validate.ts';
+import type { Io, ScriptDef } from './scripts.ts';
 
 export interface SessionScripts {
   sbSessionCreate(meta: string, log: string, index: string, name: string, json: string): Promise<number>;
@@ -107,16 +28,30 @@ export interface SessionScripts {
   sbSessionRemove(meta: string, log: string, turn: string, index: string, name: string): Promise<number>;
 }
 
-/** Name, number of keys and body of each script, for `defineCommand` on every connection of the store. */
-export const SESSION_SCRIPTS: [keyof SessionScripts, number, string][] = [
-  ['sbSessionCreate', 3, LUA_CREATE],
-  ['sbSessionPut', 2, LUA_PUT],
-  ['sbSessionAppend', 3, LUA_APPEND],
-  ['sbSessionLock', 1, LUA_LOCK],
-  ['sbSessionRenew', 1, LUA_RENEW],
-  ['sbSessionUnlock', 1, LUA_UNLOCK],
-  ['sbSessionOwner', 1, LUA_OWNER],
-  ['sbSessionRemove', 4, LUA_REMOVE],
+// Leases are measured on the Redis server's clock, the one clock every instance shares: a machine whose clock is
+// off cannot make a live turn look dead to the others, or keep a dead one looking alive. session-clock.lua sets
+// `now` from it; session-live.lua (after it) defines live(k): whether the lock hash in k is held by someone whose
+// lease has not run out.
+export const SESSION_SCRIPTS: ScriptDef<keyof SessionScripts>[] = [
+  /** KEYS: meta, log, index; ARGV: name, meta json. 0 when the name is taken. */
+  ['sbSessionCreate', 3, ['session-create.lua']],
+  /**
+   * KEYS: meta, turn; ARGV: meta json, holder ('' for none), release ('1'). -1: no session; 0: holder does not hold
+   * the lock; 1: written (and the holder's lock released with release).
+   */
+  ['sbSessionPut', 2, ['session-put.lua']],
+  /** KEYS: meta, log, turn; ARGV: holder ('' for none), lines... -1: no session; 0: lock not held; 1: appended. */
+  ['sbSessionAppend', 3, ['session-append.lua']],
+  /** KEYS: turn; ARGV: owner, ttl ms. {1} when taken (free, or stale and taken over); {0, owner} when live. */
+  ['sbSessionLock', 1, ['session-clock.lua', 'session-live.lua', 'session-lock.lua']],
+  /** KEYS: turn; ARGV: owner, ttl ms. 1 when extended; 0 when the lock is someone else's or gone. */
+  ['sbSessionRenew', 1, ['session-clock.lua', 'session-renew.lua']],
+  /** KEYS: turn; ARGV: owner. Deletes the lock only when it is the owner's. */
+  ['sbSessionUnlock', 1, ['session-unlock.lua']],
+  /** KEYS: turn. {owner, expiresAt, now} or false when nobody holds it. */
+  ['sbSessionOwner', 1, ['session-clock.lua', 'session-owner.lua']],
+  /** KEYS: meta, log, turn, index; ARGV: name. -1 while a live lock is held; else 1/0: whether the session existed. */
+  ['sbSessionRemove', 4, ['session-clock.lua', 'session-live.lua', 'session-remove.lua']],
 ];
 
 type Client = Redis & SessionScripts;

@@ -1,0 +1,3 @@
+local n = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+return n

@@ -1,0 +1,173 @@
+// The scale-out Store: every part of the Store contract on one Redis server, under a key prefix, so several
+// Switchboard instances share tasks, instances, events, tokens, the audit log, documents, hook runs, script runs and
+// agent sessions. Each part is its own file in this folder, its Lua scripts .lua files beside it; every write that
+// touches more than one key is one Lua script (atomic on the server): nothing is ever half-written. This file
+// assembles the parts on one connection (connection.ts: how it is made and what its failures mean).
+import type { Redis } from 'ioredis';
+import type {
+  AgentSessionStore,
+  AuditLog,
+  DocumentStore,
+  EventLog,
+  HookStore,
+  InstanceStore,
+  ScriptRunStore,
+  Store,
+  TaskStore,
+  TokenStore,
+} from '../contract.ts';
+import { describe, invalid } from '../validate.ts';
+import { AUDIT_SCRIPTS, type AuditScripts, RedisAudit } from './audit.ts';
+import { newRedisClient, RedisGuard, unavailable } from './connection.ts';
+import { RedisDocuments } from './documents.ts';
+import { EVENT_SCRIPTS, type EventScripts, RedisEvents } from './events.ts';
+import { HOOK_SCRIPTS, type HookScripts, RedisHooks } from './hooks.ts';
+import { INSTANCE_SCRIPTS, type InstanceScripts, RedisInstances } from './instances.ts';
+import { RedisScriptRuns, SCRIPT_RUN_SCRIPTS, type ScriptRunScripts } from './script-runs.ts';
+import { defineScripts } from './scripts.ts';
+import { RedisAgentSessions, SESSION_SCRIPTS, type SessionScripts } from './sessions.ts';
+import { RedisTasks, TASK_SCRIPTS, type TaskScripts } from './tasks.ts';
+import { RedisTokens, TOKEN_SCRIPTS, type TokenScripts } from './tokens.ts';
+
+export { REDIS_COMMAND_TIMEOUT_MS, safeRedisUrl, unavailable } from './connection.ts';
+
+/** A connection with every script of the store defined on it. */
+type Client = Redis &
+  TaskScripts &
+  InstanceScripts &
+  EventScripts &
+  TokenScripts &
+  AuditScripts &
+  HookScripts &
+  ScriptRunScripts &
+  SessionScripts;
+
+const SCRIPTS = [
+  ...TASK_SCRIPTS,
+  ...INSTANCE_SCRIPTS,
+  ...EVENT_SCRIPTS,
+  ...TOKEN_SCRIPTS,
+  ...AUDIT_SCRIPTS,
+  ...HOOK_SCRIPTS,
+  ...SCRIPT_RUN_SCRIPTS,
+  ...SESSION_SCRIPTS,
+];
+
+export interface RedisStoreOptions {
+  /** `redis://[user:password@]host:port[/db]`. */
+  url: string;
+  /** Prepended to every key, so several hubs (or test runs) share one server without meeting. */
+  prefix: string;
+  /** How long to wait for the first connection before giving up (ms). */
+  connectTimeoutMs?: number;
+}
+
+/**
+ * The Redis {@link Store}. Commands never queue while Redis is away: they fail at once (or after
+ * {@link REDIS_COMMAND_TIMEOUT_MS} when Redis stops answering) with UNAVAILABLE, and the client reconnects by
+ * itself, so the instance recovers when Redis comes back.
+ *
+ * @example
+ * const store = await RedisStore.open({ url: 'redis://127.0.0.1:6379', prefix: 'switchboard:' });
+ * await store.tasks.create({ text: 'Write the README', priority: 50 });
+ * await store.close();
+ */
+export class RedisStore implements Store {
+  readonly kind = 'redis' as const;
+  readonly tasks: TaskStore;
+  readonly instances: InstanceStore;
+  readonly events: EventLog;
+  readonly tokens: TokenStore;
+  readonly audit: AuditLog;
+  readonly documents: DocumentStore;
+  readonly hooks: HookStore;
+  readonly scriptRuns: ScriptRunStore;
+  readonly agentSessions: AgentSessionStore;
+  /** Runs every operation of the store (see {@link RedisStore.io}). */
+  private readonly guard: RedisGuard;
+
+  private constructor(
+    /** The connection (the event bus and shared policy reuse its options for their own connections). */
+    readonly client: Client,
+    readonly url: string,
+    readonly prefix: string,
+  ) {
+    this.guard = new RedisGuard(client, url);
+    const io = <T>(fn: () => Promise<T>) => this.guard.io(fn);
+    this.tasks = new RedisTasks(client, prefix, io);
+    this.instances = new RedisInstances(client, prefix, io);
+    this.events = new RedisEvents(client, prefix, io);
+    this.tokens = new RedisTokens(client, prefix, io);
+    this.audit = new RedisAudit(client, prefix, io);
+    this.documents = new RedisDocuments(client, prefix, io);
+    this.hooks = new RedisHooks(client, prefix, io);
+    this.scriptRuns = new RedisScriptRuns(client, prefix, io);
+    this.agentSessions = new RedisAgentSessions(client, prefix, io);
+  }
+
+  /** A new connection with the store's fail-fast settings and scripts (for subscribers and blocking reads). */
+  static connect(url: string, opts: { lazy?: boolean; autoPipelining?: boolean } = {}): Client {
+    const client = newRedisClient(url, opts) as Client;
+    defineScripts(client, SCRIPTS);
+    return client;
+  }
+
+  /** Connect (failing with UNAVAILABLE when Redis does not answer) and return the store. */
+  static async open(opts: RedisStoreOptions): Promise<RedisStore> {
+    if (typeof opts.prefix !== 'string' || opts.prefix.length === 0 || opts.prefix.length > 100)
+      invalid(`store prefix must be a string of 1-100 characters, got ${describe(opts.prefix)}.`);
+    const client = RedisStore.connect(opts.url, { autoPipelining: true });
+    try {
+      await client.connect();
+    } catch (err) {
+      client.disconnect();
+      throw unavailable(opts.url, err);
+    }
+    return new RedisStore(client, opts.url, opts.prefix);
+  }
+
+  /**
+   * Run one Redis operation, turning a failure into UNAVAILABLE that names the server and says whether the request
+   * may have been carried out ({@link RedisGuard.io}).
+   */
+  io<T>(fn: () => Promise<T>): Promise<T> {
+    return this.guard.io(fn);
+  }
+
+  async ping(): Promise<boolean> {
+    if (this.guard.closed) return false;
+    try {
+      return (await this.client.ping()) === 'PONG';
+    } catch {
+      return false;
+    }
+  }
+
+  /** Delete every key under this store's prefix (tests and `prefix` teardown); SCAN + UNLINK, never KEYS. */
+  async dropAll(): Promise<number> {
+    let cursor = '0';
+    let n = 0;
+    do {
+      const [next, keys] = await this.io(() =>
+        this.client.scan(cursor, 'MATCH', `${escapeGlob(this.prefix)}*`, 'COUNT', 500),
+      );
+      cursor = next;
+      if (keys.length) n += await this.io(() => this.client.unlink(...keys));
+    } while (cursor !== '0');
+    return n;
+  }
+
+  async close(): Promise<void> {
+    if (this.guard.closed) return;
+    this.guard.closed = true;
+    try {
+      await this.client.quit();
+    } catch {
+      this.client.disconnect();
+    }
+  }
+}
+
+function escapeGlob(s: string): string {
+  return s.replace(/[*?[\]\\]/g, '\\$&');
+}
