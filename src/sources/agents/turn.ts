@@ -1,14 +1,14 @@
 // One turn of a session, with its lock held: the provider call and the structured-output retries, the transcript
 // (and the progress lines a synchronous caller sees), the usage folded into the meta, and the turn's end recorded
 // with the lock's release in one write.
-import type { Config } from '../../config/schema.ts';
+import type { AgentsConfig, Config } from '../../config/schema.ts';
 import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
 import { hubFileDirs } from './grant.ts';
 import { historyOf } from './history.ts';
-import type { Provider, TurnOutcome } from './providers/provider.ts';
+import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
 import type { SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-files.ts';
 import type { SessionStore } from './session-store.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
@@ -88,64 +88,11 @@ export async function runTurn(
   try {
     const own = provider.toolLoop ? await turnTools(deps, meta, agent, hooks.caller, signal, emit) : { tools: [] };
     mcpClose = own.close;
-    const schema = meta.options.output_schema;
-    // Structured output (and Ajv with it) is loaded only for sessions that have an output_schema.
-    const so = schema ? await import('./structured-output.ts') : undefined;
-    const system = [
-      agent?.systemPrompt,
-      meta.options.system_prompt,
-      so && schema ? so.schemaInstruction(schema) : undefined,
-    ]
-      .filter((s) => s?.trim())
-      .join('\n\n');
-    // The model sees the conversation as stored: what this turn emitted so far is written first.
-    // A new session's first model call has no history yet: no read (on Redis, one round trip less per start).
-    let fresh = meta.last_resumed_at === null;
-    const history = async () => {
-      const skip = fresh || !provider.toolLoop;
-      fresh = false;
-      if (skip) return [];
-      await transcript.flush();
-      return historyOf((await deps.sessions.transcript(meta.session_name)).events);
-    };
-    const hubDirs = hubFileDirs(deps.services.projectDir, deps.services.config.get() as Config, deps.env);
-    const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
-      meta,
-      agent,
-      ...(system ? { systemPrompt: system } : {}),
-      ...(meta.model ? { model: meta.model } : {}),
-      maxTokens: meta.options.max_tokens ?? agent?.max_tokens ?? cfg.max_tokens,
-      maxTokensExplicit: Boolean(meta.options.max_tokens ?? agent?.max_tokens),
-      ...(prompt ? { prompt } : {}),
-      ...(toolResults ? { toolResults } : {}),
-      history: await history(),
-      callbackTools: meta.options.tools,
-      localTools: own.tools,
-      maxModelCalls: cfg.max_model_calls,
-      signal,
-      env: deps.env,
-      config: cfg,
-      hubDirs,
-      emit,
-    });
-    let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults));
-    add(outcome);
-    let structured: unknown = null;
-    let warnings: string[] | null = null;
-    if (so && schema && outcome.status === 'completed') {
-      let check = so.checkOutput(outcome.text, schema);
-      for (let attempt = 1; check.problems.length && attempt <= meta.options.structured_output_retries; attempt++) {
-        emit([{ type: 'structured_retry', attempt, problems: check.problems }]);
-        outcome = await provider.runTurn(await request(so.retryPrompt(check.problems), undefined));
-        add(outcome);
-        if (outcome.status !== 'completed') break;
-        check = so.checkOutput(outcome.text, schema);
-      }
-      if (outcome.status === 'completed') {
-        structured = check.value;
-        warnings = check.problems.length ? check.problems : null;
-      }
-    }
+    const { outcome, structured, warnings } = await askModel(
+      { deps, meta, agent, provider, cfg, tools: own.tools, signal, emit, transcript },
+      turn,
+      add,
+    );
     result = finish(meta, outcome.status, totals, {
       content: outcome.text,
       structured_output: structured,
@@ -167,17 +114,100 @@ export async function runTurn(
   return result;
 }
 
+/** What a turn's model calls are made with, besides their input. */
+interface Asking {
+  deps: TurnDeps;
+  meta: SessionMeta;
+  agent: AgentDefinition | undefined;
+  provider: Provider;
+  cfg: AgentsConfig;
+  tools: LocalTool[];
+  signal: AbortSignal;
+  emit: (events: TranscriptEvent[]) => void;
+  transcript: TranscriptWriter;
+}
+
 /**
- * The turn's `emit`: events go to the transcript and, for a synchronous caller, become progress and log lines.
- * A provider that names its session before starting it gets that id into the stored meta at once, so a turn cut
- * short (a crash, a cancel) resumes the provider's own session instead of starting a new one.
+ * Ask the provider for the turn's answer; with an output_schema, check it and ask again with the problems, up to
+ * `structured_output_retries` times. `add` takes each call's usage.
  */
+async function askModel(
+  { deps, meta, agent, provider, cfg, tools, signal, emit, transcript }: Asking,
+  turn: TurnInput,
+  add: (o: TurnOutcome) => void,
+): Promise<{ outcome: TurnOutcome; structured: unknown; warnings: string[] | null }> {
+  const schema = meta.options.output_schema;
+  // Structured output (and Ajv with it) is loaded only for sessions that have an output_schema.
+  const so = schema ? await import('./structured-output.ts') : undefined;
+  const system = [
+    agent?.systemPrompt,
+    meta.options.system_prompt,
+    so && schema ? so.schemaInstruction(schema) : undefined,
+  ]
+    .filter((s) => s?.trim())
+    .join('\n\n');
+  // The model sees the conversation as stored: what this turn emitted so far is written first.
+  // A new session's first model call has no history yet: no read (on Redis, one round trip less per start).
+  let fresh = meta.last_resumed_at === null;
+  const history = async () => {
+    const skip = fresh || !provider.toolLoop;
+    fresh = false;
+    if (skip) return [];
+    await transcript.flush();
+    return historyOf((await deps.sessions.transcript(meta.session_name)).events);
+  };
+  const hubDirs = hubFileDirs(deps.services.projectDir, deps.services.config.get() as Config, deps.env);
+  const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
+    meta,
+    agent,
+    ...(system ? { systemPrompt: system } : {}),
+    ...(meta.model ? { model: meta.model } : {}),
+    maxTokens: meta.options.max_tokens ?? agent?.max_tokens ?? cfg.max_tokens,
+    maxTokensExplicit: Boolean(meta.options.max_tokens ?? agent?.max_tokens),
+    ...(prompt ? { prompt } : {}),
+    ...(toolResults ? { toolResults } : {}),
+    history: await history(),
+    callbackTools: meta.options.tools,
+    localTools: tools,
+    maxModelCalls: cfg.max_model_calls,
+    signal,
+    env: deps.env,
+    config: cfg,
+    hubDirs,
+    emit,
+  });
+  let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults));
+  add(outcome);
+  let structured: unknown = null;
+  let warnings: string[] | null = null;
+  if (so && schema && outcome.status === 'completed') {
+    let check = so.checkOutput(outcome.text, schema);
+    for (let attempt = 1; check.problems.length && attempt <= meta.options.structured_output_retries; attempt++) {
+      emit([{ type: 'structured_retry', attempt, problems: check.problems }]);
+      outcome = await provider.runTurn(await request(so.retryPrompt(check.problems), undefined));
+      add(outcome);
+      if (outcome.status !== 'completed') break;
+      check = so.checkOutput(outcome.text, schema);
+    }
+    if (outcome.status === 'completed') {
+      structured = check.value;
+      warnings = check.problems.length ? check.problems : null;
+    }
+  }
+  return { outcome, structured, warnings };
+}
+
 interface TurnEvents {
   emit: (events: TranscriptEvent[]) => void;
   /** Settles when the provider session id the turn learned is stored (at once when there is none). */
   providerIdSaved: () => Promise<void>;
 }
 
+/**
+ * The turn's `emit`: events go to the transcript and, for a synchronous caller, become progress and log lines.
+ * A provider that names its session before starting it gets that id into the stored meta at once, so a turn cut
+ * short (a crash, a cancel) resumes the provider's own session instead of starting a new one.
+ */
 function turnEvents(deps: TurnDeps, meta: SessionMeta, hooks: CallHooks, transcript: TranscriptWriter): TurnEvents {
   let step = 0;
   let providerIdSaved: Promise<void> = Promise.resolve();
