@@ -1,7 +1,7 @@
 // agent.cancel of a turn another process runs: without a shared bus (SQLite) it says where the turn runs; on
 // Redis it asks over the bus, and when no instance there stops the turn it says so after a bounded wait.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { REMOTE_CANCEL_WAIT_MS } from '../../../src/sources/agents/runtime.ts';
+import { REMOTE_CANCEL_WAIT_MS } from '../../../src/sources/agents/remote-cancel.ts';
 import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';

@@ -3,8 +3,9 @@
 import { z } from 'zod';
 import { type RawResult, rawResult } from '../../../core/capability.ts';
 import type { CallContext } from '../../../core/context.ts';
-import type { AgentRuntime, CallHooks } from '../runtime.ts';
+import type { AgentRuntime } from '../runtime.ts';
 import type { TurnResult } from '../session-files.ts';
+import type { CallHooks } from '../turn.ts';
 
 export const ResponseFormat = z
   .enum(['markdown', 'json'])

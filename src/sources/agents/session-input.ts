@@ -1,0 +1,105 @@
+// What agent__start and agent__resume bring, checked before a turn is admitted: the JSON Schemas a start gives
+// (output_schema, callback tools), and the tool results a resume answers its pending calls with.
+import type { PermissionMode } from '../../config/schema.ts';
+import { SwitchboardError } from '../../core/errors.ts';
+import type { ProviderName } from './definitions.ts';
+import type { CallbackTool, SessionMeta, ToolResultBlock } from './session-files.ts';
+
+export interface StartInput {
+  session_name: string;
+  agent_name?: string;
+  prompt: string;
+  project_dir?: string;
+  /** claude-cli: a mode at or below what the agent is granted. */
+  permission_mode?: PermissionMode;
+  async?: boolean;
+  provider?: ProviderName;
+  model?: string;
+  max_tokens?: number;
+  system_prompt?: string;
+  output_schema?: Record<string, unknown>;
+  structured_output_retries?: number;
+  tools?: CallbackTool[];
+  enable_builtins?: boolean;
+  builtin_config?: { enable_shell?: boolean; shell_timeout_secs?: number };
+}
+
+export interface ResumeInput {
+  session_name: string;
+  prompt?: string;
+  tool_results?: { tool_use_id: string; content: string; is_error?: boolean }[];
+  async?: boolean;
+}
+
+type GivenToolResult = NonNullable<ResumeInput['tool_results']>[number];
+
+/** The output_schema and the callback tools' input schemas must be valid JSON Schemas, tool names unique. */
+export async function checkSchemas(
+  outputSchema: Record<string, unknown> | undefined,
+  tools: CallbackTool[],
+): Promise<void> {
+  if (!outputSchema && tools.length === 0) return;
+  // Ajv is loaded only for turns that bring JSON Schemas, not at start-up.
+  const { jsonValidator } = await import('../../core/ajv.ts');
+  if (outputSchema) {
+    const v = jsonValidator(outputSchema);
+    if (!v.ok) throw new SwitchboardError('INVALID_INPUT', `output_schema is not a valid JSON Schema: ${v.message}`);
+  }
+  const seen = new Set<string>();
+  for (const [i, t] of tools.entries()) {
+    if (seen.has(t.name)) throw new SwitchboardError('INVALID_INPUT', `tools.${i}.name: '${t.name}' is given twice.`);
+    seen.add(t.name);
+    if (t.input_schema.type !== 'object')
+      throw new SwitchboardError(
+        'INVALID_INPUT',
+        `tools.${i}.input_schema must have type "object" (tool inputs are objects), e.g. {"type": "object", "properties": {…}}.`,
+      );
+    const v = jsonValidator(t.input_schema);
+    if (!v.ok)
+      throw new SwitchboardError('INVALID_INPUT', `tools.${i}.input_schema is not a valid JSON Schema: ${v.message}`);
+  }
+}
+
+/**
+ * The results a resume hands the model: the session's own tools' results kept from its pause, then the caller's
+ * answers in the order the calls were made. They must answer exactly the pending calls; undefined when there are
+ * none (a resume with a prompt only).
+ */
+export function answeredToolResults(meta: SessionMeta, given: GivenToolResult[]): ToolResultBlock[] | undefined {
+  if (meta.status === 'pending_tool_call' && meta.pending) {
+    const expected = meta.pending.calls.map((c) => c.id);
+    if (!given.length)
+      throw new SwitchboardError(
+        'INVALID_INPUT',
+        `Session '${meta.session_name}' is waiting for tool results: answer ${expected.join(', ')} with tool_results [{tool_use_id, content, is_error?}].`,
+        { pending_tool_calls: meta.pending.calls },
+      );
+    const ids = new Set(given.map((r) => r.tool_use_id));
+    const missing = expected.filter((id) => !ids.has(id));
+    const unknown = given.map((r) => r.tool_use_id).filter((id) => !expected.includes(id));
+    if (missing.length || unknown.length)
+      throw new SwitchboardError(
+        'INVALID_INPUT',
+        `tool_results must answer exactly the pending calls ${expected.join(', ')}${missing.length ? `; missing: ${missing.join(', ')}` : ''}${unknown.length ? `; unknown: ${unknown.join(', ')}` : ''}.`,
+        { pending_tool_calls: meta.pending.calls },
+      );
+    return [
+      ...meta.pending.local_results,
+      ...expected.map((id) => {
+        const r = given.find((g) => g.tool_use_id === id) as GivenToolResult;
+        return {
+          type: 'tool_result' as const,
+          tool_use_id: id,
+          content: r.content,
+          ...(r.is_error ? { is_error: true } : {}),
+        };
+      }),
+    ];
+  }
+  if (given.length)
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `tool_results: session '${meta.session_name}' has no pending tool calls (status ${meta.status}); resume with a prompt instead.`,
+    );
+  return undefined;
+}

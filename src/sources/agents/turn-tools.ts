@@ -1,0 +1,96 @@
+// The tools a turn runs itself (providers with their own tool loop): the hub's capabilities as built-ins, the shell,
+// and the tools of the MCP servers its agent.json names. Callback tools are the caller's: they travel in the
+// session's options and come back as pending calls.
+import { expandAll } from '../../config/load.ts';
+import type { Principal, Services } from '../../core/context.ts';
+import { toErrorInfo } from '../../core/errors.ts';
+import type { Pipeline } from '../../core/pipeline.ts';
+import { minimalEnv } from '../../core/process.ts';
+import { exposureFilter } from '../../policy/principal.ts';
+import { builtinTools, shellTool } from './builtin-tools.ts';
+import type { AgentDefinition } from './definitions.ts';
+import type { McpToolOpener } from './mcp-tools.ts';
+import type { LocalTool } from './providers/provider.ts';
+import type { SessionMeta, TranscriptEvent } from './session-files.ts';
+
+export interface TurnToolDeps {
+  services: Services;
+  pipeline: Pipeline;
+  env: NodeJS.ProcessEnv;
+  openMcp: McpToolOpener;
+}
+
+/** A turn's own tools, and what closes the MCP servers opened for them once the turn ends. */
+export interface TurnTools {
+  tools: LocalTool[];
+  close?: () => Promise<void>;
+}
+
+/**
+ * Assemble a turn's tools: built-ins (and the shell) when the session enabled them, bounded by `caller`; the
+ * agent's MCP servers opened in the session's directory. A server that cannot start is noted through `emit` as
+ * `mcp_unavailable` and left out; the others still open.
+ */
+export async function turnTools(
+  deps: TurnToolDeps,
+  meta: SessionMeta,
+  agent: AgentDefinition | undefined,
+  caller: Principal | undefined,
+  signal: AbortSignal,
+  emit: (events: TranscriptEvent[]) => void,
+): Promise<TurnTools> {
+  const tools: LocalTool[] = [];
+  if (meta.options.enable_builtins) {
+    const builtins = Array.isArray(agent?.builtins) ? agent.builtins : undefined;
+    const principal = agentPrincipal(meta.session_name, agent?.roles ?? ['agent'], caller, builtins);
+    tools.push(...builtinTools(deps.services.registry, deps.pipeline, principal));
+    if (meta.options.builtin_config.enable_shell)
+      tools.push(shellTool(meta.project_dir, meta.options.builtin_config.shell_timeout_secs, childEnv(deps.env)));
+  }
+  if (!agent || !Object.keys(agent.mcpServers).length) return { tools };
+  // `${VAR}` expands as in Claude Code's .mcp.json (claude-cli expands the file itself); a server whose variable is
+  // missing is left out and noted, the others still open.
+  const servers: typeof agent.mcpServers = {};
+  for (const [server, spec] of Object.entries(agent.mcpServers)) {
+    try {
+      servers[server] = expandAll(spec, `${agent.mcpConfigPath}: mcpServers.${server}`, deps.env) as typeof spec;
+    } catch (err) {
+      emit([{ type: 'mcp_unavailable', server, error: toErrorInfo(err).message }]);
+    }
+  }
+  const mcp = await deps.openMcp(servers, { cwd: meta.project_dir, env: childEnv(deps.env), signal });
+  tools.push(...mcp.tools);
+  for (const f of mcp.failures) emit([{ type: 'mcp_unavailable', server: f.server, error: f.error }]);
+  return { tools, close: mcp.close };
+}
+
+/** Environment for children Switchboard starts for an agent (shell tool, MCP servers): no secrets by default. */
+function childEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  return minimalEnv({}, env);
+}
+
+/**
+ * The principal an agent's built-in tool calls run as: the roles of its definition, but never more than the
+ * caller's (a caller cannot gain a role by starting an agent that has it), the caller's exposure filter, and the
+ * capability globs its agent.json `builtins` lists (when it lists some).
+ *
+ * @example
+ * agentPrincipal('s1', ['admin', 'agent'], { id: 'tok', roles: ['agent'] }).roles // → ['agent']
+ */
+export function agentPrincipal(
+  session: string,
+  agentRoles: string[],
+  caller: Principal | undefined,
+  builtins?: string[],
+): Principal {
+  const callerRoles = caller?.roles ?? ['*'];
+  const roles = callerRoles.includes('*')
+    ? agentRoles
+    : agentRoles.includes('*')
+      ? callerRoles
+      : agentRoles.filter((r) => callerRoles.includes(r));
+  const listed = builtins ? exposureFilter([{ allow: builtins }]) : undefined;
+  const callerSees = caller?.sees;
+  const sees = listed && callerSees ? (name: string) => listed(name) && callerSees(name) : (listed ?? callerSees);
+  return { id: `agent:${session}`, roles, kind: 'internal', ...(sees ? { sees } : {}) };
+}
