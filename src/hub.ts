@@ -198,7 +198,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   });
   const policy = new PolicyEngine(services, scale?.policy);
   const prom = new PromMetrics(() => policy.breakerViews());
-  const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
+  const audit = new AuditWriter(store, logger, () => config.get().audit);
   flushAll = async () => {
     await Promise.all([flushEvents(), audit.flush()]);
   };

@@ -41,7 +41,7 @@ export class PolicyEngine {
 
   /** The pipeline middleware. Not async on the local path: a call admitted here costs no promise of its own. */
   readonly middleware: Middleware = (state, next) => {
-    const config = this.services.config.get() as Config;
+    const config = this.services.config.get();
     const principal = state.req.principal;
     const { limits, rateKey } = this.resolve(config, principal, state.entry);
     state.timeoutMs = limits.timeoutMs;
