@@ -21,7 +21,7 @@ import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
 import { outwardEvent } from './observe/redact.ts';
-import { PolicyEngine } from './policy/middleware.ts';
+import { PolicySteps } from './policy/steps/index.ts';
 import { type ScaleOut, scaleOut } from './scale-out.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
@@ -61,7 +61,7 @@ export interface Hub {
   /** Resolves once every source's first discovery settled. */
   ready(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
-  policy: PolicyEngine;
+  policy: PolicySteps;
   /** Present when the store is Redis: what several instances behind one address share (docs/scale-out.md). */
   scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
@@ -196,7 +196,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       at: isoTime(Date.now()),
     });
   });
-  const policy = new PolicyEngine(services, scale?.policy);
+  const policy = new PolicySteps(services, scale?.policy);
   const prom = new PromMetrics(() => policy.breakerViews());
   const audit = new AuditWriter(store, logger, () => config.get().audit);
   flushAll = async () => {
@@ -207,7 +207,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       metrics.started(state.entry.capability.name);
       prom.started(state.entry.capability.name, state.req.transport);
     });
-    pipeline.use(policy.middleware);
+    pipeline.use(policy.timeout).use(policy.concurrency).use(policy.rateLimit).use(policy.breaker);
     pipeline.observe(audit.observe);
     pipeline.observeRefusals(audit.refused);
   }
