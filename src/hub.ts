@@ -5,23 +5,23 @@ import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
-import { type LoadedConfig, loadConfig } from './config/load.ts';
+import { loadConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
-import type { BusEvent, EventBus, Services } from './core/context.ts';
+import type { EventBus, HealthRegistry, Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
-import { isoTime } from './core/iso-time.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
 import { ServerContributions } from './core/server-contributions.ts';
 import { watchTargets } from './core/watch.ts';
 import { AuditWriter } from './observe/audit.ts';
-import { BatchQueue } from './observe/batch.ts';
-import { InProcessBus, Ring } from './observe/events.ts';
+import { CallObservers } from './observe/call-observers.ts';
+import { EventHistory } from './observe/event-history.ts';
+import { InProcessBus } from './observe/events.ts';
 import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
-import { outwardEvent } from './observe/redact.ts';
-import { PolicyEngine } from './policy/middleware.ts';
+import { readYourWrites } from './observe/read-your-writes.ts';
+import { PolicySteps } from './policy/steps/index.ts';
 import { type ScaleOut, scaleOut } from './scale-out.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
 import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
@@ -61,7 +61,7 @@ export interface Hub {
   /** Resolves once every source's first discovery settled. */
   ready(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
-  policy: PolicyEngine;
+  policy: PolicySteps;
   /** Present when the store is Redis: what several instances behind one address share (docs/scale-out.md). */
   scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
@@ -109,143 +109,33 @@ async function watchConfigFiles(config: LiveConfig, logger: Logger): Promise<() 
   });
 }
 
-export async function createHub(opts: HubOptions): Promise<Hub> {
-  const cwd = resolve(opts.cwd);
-  const env = opts.env ?? process.env;
-  const logger = opts.logger ?? createLogger();
-  const loaded: LoadedConfig = loadConfig(cwd, env);
-  const config = new LiveConfig(loaded, env);
-  const cfg = config.get();
-  const store: Store = opts.store ?? (await openStore(cwd, cfg.store, opts.storeUrl));
-  const registry = new Registry();
-  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  // Scale-out: with a Redis store the bus, the limits and the breakers are shared by every instance on the prefix.
-  const scale = store.kind === 'redis' ? await scaleOut(store, instanceId, logger) : undefined;
-  const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
-  const metrics = new CallMetrics();
-  const health = new Health();
-  const features = new Features();
-  // Reads of the event log and the audit trail first write what this process still holds in its batches,
-  // so a caller always sees its own calls.
-  let flushAll = async () => {};
-  const readYourWrites: Store = Object.create(store, {
-    events: {
-      value: Object.assign(Object.create(store.events), {
-        recent: async (n: number) => {
-          await flushAll();
-          // Merge stored hub events with in-memory calls by time; calls carry seq 0 (they are not stored).
-          const stored = await store.events.recent(n);
-          // On Redis every instance's recent calls are in the bus stream; otherwise in this process's ring.
-          const calls = scale
-            ? (await scale.bus.recentCalls(n)).map((event) => ({ seq: 0, event }))
-            : recentCalls.last(n).map((event) => ({ seq: 0, event: outwardEvent(event) }));
-          return [...stored, ...calls].sort((a, b) => String(a.event.at).localeCompare(String(b.event.at))).slice(-n);
-        },
-      }),
-    },
-    audit: {
-      value: Object.assign(Object.create(store.audit), {
-        query: async (q?: object) => {
-          await flushAll();
-          return store.audit.query(q);
-        },
-      }),
-    },
-  });
-  const services: Services = {
-    registry,
-    store: readYourWrites,
-    bus,
-    logger,
-    instanceId,
-    projectDir: cwd,
-    startedAt: new Date(),
-    metrics,
-    config,
-    health,
-    features,
-    servers: new ServerContributions(),
-  };
+/**
+ * The pipeline, in the order a call meets it. Lookup, validation and execution are the pipeline's own
+ * (src/core/pipeline.ts): lookup before everything listed here, validate and execute after the last `use`.
+ * SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics.
+ */
+function assemblePipeline(services: Services, policy: PolicySteps, observers: CallObservers, policyOn: boolean) {
   const pipeline = new Pipeline(services);
-  // SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics.
-  const policyOn = env.SWITCHBOARD_POLICY !== 'off';
-  if (!policyOn)
-    logger.warn('SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only)');
-  pipeline.observe((state, outcome) => {
-    const ms = state.durationMs;
-    if (policyOn) {
-      metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
-      prom.finished(
-        state.entry.capability.name,
-        state.req.transport,
-        ms / 1000,
-        outcome.ok ? undefined : outcome.error.code,
-      );
-    }
-    // Events are stored and streamed: secret-looking keys are masked and large values capped.
-    bus.publish({
-      type: 'call',
-      name: state.entry.capability.name,
-      // Raw on the in-process bus; outwardEvent() redacts wherever an event leaves the process.
-      input: state.req.input,
-      ...(outcome.ok ? { output: outcome.raw ? outcome.raw.content : outcome.value } : { error: outcome.error }),
-      principal: state.req.principal.id,
-      transport: state.req.transport,
-      requestId: state.ctx.requestId,
-      durationMs: Math.round(ms * 1000) / 1000,
-      at: isoTime(Date.now()),
-    });
-  });
-  const policy = new PolicyEngine(services, scale?.policy);
-  const prom = new PromMetrics(() => policy.breakerViews());
-  const audit = new AuditWriter(store, logger, () => (config.get() as Config).audit);
-  flushAll = async () => {
-    await Promise.all([flushEvents(), audit.flush()]);
-  };
-  if (policyOn) {
-    pipeline.onStart((state) => {
-      metrics.started(state.entry.capability.name);
-      prom.started(state.entry.capability.name, state.req.transport);
-    });
-    pipeline.use(policy.middleware);
-    pipeline.observe(audit.observe);
-    pipeline.observeRefusals(audit.refused);
-  }
-  await audit.prune();
+  if (!policyOn) return pipeline.observe(observers.published);
+  return pipeline
+    .onStart(observers.started) // in-flight gauges
+    .use(policy.timeout) // the call's time limit (enforced by execute)
+    .use(policy.concurrency) // calls in flight per principal
+    .use(policy.rateLimit) // token bucket per principal × capability
+    .use(policy.breaker) // circuit per capability
+    .observe(observers.measured) // metrics
+    .observe(observers.published) // one call event on the bus
+    .observe(observers.audit.observe) // the audit record
+    .observeRefusals(observers.audit.refused); // calls to unknown or hidden tools are audited too
+}
+
+/** What `system.health` reports besides the sources' own: the circuits and the store. */
+function registerHealth(health: HealthRegistry, policy: PolicySteps, store: Store, scale: ScaleOut | undefined): void {
   health.register('breakers', () => {
     const open = Object.entries(policy.breakerViews()).filter(([, b]) => b.state !== 'closed');
     return open.length
       ? { status: 'degraded', detail: `circuit ${open.map(([n, b]) => `${n} ${b.state}`).join(', ')}` }
       : { status: 'healthy', detail: 'all circuits closed' };
-  });
-  // Recent events for switchboard://events, system.get_state and late subscribers. Hub events (tasks, instances,
-  // config, registry) are kept in the store, written in batches; call events stay in memory only, because the
-  // durable record of every call is its audit record — writing each call twice would double the cost per call.
-  const retain = cfg.events.retain;
-  const recentCalls = new Ring<BusEvent>(retain);
-  let appended = 0;
-  const eventQueue = new BatchQueue<BusEvent>(async (batch) => {
-    appended += batch.length;
-    // Trimming deletes through an index scan; once per thousand events is plenty.
-    const trim = appended >= 1000;
-    if (trim) appended = 0;
-    try {
-      await store.events.appendMany(batch);
-      if (trim) await store.events.trim(retain);
-    } catch (err) {
-      logger.warn({ err }, 'event log append failed');
-    }
-  });
-  const flushEvents = () => eventQueue.flush();
-  // The log hears this instance's events only: each instance stores what it published (on Redis, other
-  // instances' events are in the shared log and stream already).
-  const unsubscribeLog = (scale ? scale.bus.subscribeLocal.bind(scale.bus) : bus.subscribe.bind(bus))((event) => {
-    if (retain === 0) return;
-    if (event.type === 'call') {
-      if (!scale) recentCalls.push(event);
-      return;
-    }
-    eventQueue.push(event);
   });
   health.register('store', async () => {
     if (await store.ping()) return { status: 'healthy', detail: store.kind };
@@ -257,9 +147,57 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
         }
       : { status: 'unhealthy', detail: `${store.kind} store does not answer` };
   });
-  const stopPresence = scale && opts.announce ? scale.presence(services) : async () => {};
-  registry.onChange((kind) => bus.publish({ type: 'registry.changed', kind, at: new Date().toISOString() }));
+}
 
+export async function createHub(opts: HubOptions): Promise<Hub> {
+  // 1. Configuration and state.
+  const cwd = resolve(opts.cwd);
+  const env = opts.env ?? process.env;
+  const logger = opts.logger ?? createLogger();
+  const config = new LiveConfig(loadConfig(cwd, env), env);
+  const cfg = config.get();
+  const store: Store = opts.store ?? (await openStore(cwd, cfg.store, opts.storeUrl));
+  const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  // Scale-out: with a Redis store the bus, the limits and the breakers are shared by every instance on the prefix.
+  const scale = store.kind === 'redis' ? await scaleOut(store, instanceId, logger) : undefined;
+  const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
+
+  // 2. What is written about calls and events, in batches; reads through services see it (read your writes).
+  const audit = new AuditWriter(store, logger, () => config.get().audit);
+  const history = new EventHistory(store, bus, scale?.bus, cfg.events.retain, logger);
+  const flushAll = async () => {
+    await Promise.all([history.flush(), audit.flush()]);
+  };
+  const metrics = new CallMetrics();
+  const services: Services = {
+    registry: new Registry(),
+    store: readYourWrites(store, flushAll, (n) => history.recent(n)),
+    bus,
+    logger,
+    instanceId,
+    projectDir: cwd,
+    startedAt: new Date(),
+    metrics,
+    config,
+    health: new Health(),
+    features: new Features(),
+    servers: new ServerContributions(),
+  };
+
+  // 3. Policy and the pipeline.
+  const policy = new PolicySteps(services, scale?.policy);
+  const prom = new PromMetrics(() => policy.breakerViews());
+  const policyOn = env.SWITCHBOARD_POLICY !== 'off';
+  if (!policyOn)
+    logger.warn('SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only)');
+  const pipeline = assemblePipeline(services, policy, new CallObservers(metrics, prom, bus, audit), policyOn);
+  await audit.prune();
+  registerHealth(services.health, policy, store, scale);
+
+  // 4. Presence and capabilities: the built-ins, handler modules, then the run-time sources.
+  const stopPresence = scale && opts.announce ? scale.presence(services) : async () => {};
+  const registry = services.registry;
+  registry.onChange((kind) => bus.publish({ type: 'registry.changed', kind, at: new Date().toISOString() }));
   const stopBuiltins = registerBuiltins(services);
   const paths = [...cfg.handlers.paths, ...(opts.handlerPaths ?? [])].map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
   const modules = await loadHandlerModules(paths, registry, logger);
@@ -283,15 +221,14 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     policy,
     scale,
     metrics: prom,
-    flush: () => flushAll(),
+    flush: flushAll,
     async close() {
       await stopWatching();
       for (const source of [...sources.values()].reverse()) await source.stop();
       await stopPresence();
       stopBuiltins();
-      unsubscribeLog();
       await audit.close();
-      await flushEvents();
+      await history.close();
       await bus.close?.();
       await scale?.sessions.close();
       await store.close();

@@ -27,7 +27,7 @@ export class LiveConfig implements ConfigAccess {
   private runtimeRaw: Raw;
   readonly projectFile: string;
   readonly files: ConfigFiles;
-  private readonly listeners = new Set<(config: Record<string, unknown>) => void>();
+  private readonly listeners = new Set<(config: Config) => void>();
 
   constructor(
     loaded: LoadedConfig,
@@ -81,7 +81,7 @@ export class LiveConfig implements ConfigAccess {
     return config;
   }
 
-  onChange(listener: (config: Record<string, unknown>) => void): () => void {
+  onChange(listener: (config: Config) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }

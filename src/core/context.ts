@@ -1,6 +1,7 @@
 // What a handler sees of the world for one call: who called, how, a cancel signal, progress and logging,
 // and the shared services (store, bus, registry). Transports build it; sources only read it.
 import type { Logger } from 'pino';
+import type { Config } from '../config/schema.ts';
 import type { Store } from '../store/contract.ts';
 import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
@@ -151,14 +152,14 @@ export interface MetricsView {
 
 export interface ConfigAccess {
   /** The effective configuration (user + project, expanded, validated). */
-  get(): Record<string, unknown>;
+  get(): Config;
   /** Validate and apply a whole new configuration; invalid → SwitchboardError INVALID_INPUT, nothing applied. */
-  replace(next: unknown, opts?: { persist?: boolean }): Promise<Record<string, unknown>>;
+  replace(next: unknown, opts?: { persist?: boolean }): Promise<Config>;
   /** Apply an RFC 7396 merge patch; the result is validated before it applies. */
-  patch(patch: unknown, opts?: { persist?: boolean }): Promise<Record<string, unknown>>;
+  patch(patch: unknown, opts?: { persist?: boolean }): Promise<Config>;
   /** Path of the project config file that `persist` writes. */
   projectFile: string;
-  onChange(listener: (config: Record<string, unknown>) => void): () => void;
+  onChange(listener: (config: Config) => void): () => void;
 }
 
 export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';

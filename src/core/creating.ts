@@ -4,7 +4,6 @@
 // a claim, so a retry with the same key answers the first result instead of creating a second record.
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import type { Config } from '../config/schema.ts';
 import { type IdempotencyClaim, IdempotencyKeySchema, type Once } from '../store/idempotency.ts';
 import type { Capability } from './capability.ts';
 import type { CallContext } from './context.ts';
@@ -107,7 +106,7 @@ function canonicalJson(value: unknown): string {
 }
 
 function retentionMs(ctx: CallContext): number {
-  return Math.round((ctx.services.config.get() as Config).store.idempotency_retention_hours * 3_600_000);
+  return Math.round(ctx.services.config.get().store.idempotency_retention_hours * 3_600_000);
 }
 
 /** An unknown outcome gets the capability's own way to check it, and whether a retry is safe. */

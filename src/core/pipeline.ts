@@ -60,7 +60,6 @@ export interface CallState {
 export type Next = () => Promise<Outcome>;
 export type Middleware = (state: CallState, next: Next) => Promise<Outcome>;
 
-const DEFAULT_TIMEOUT_MS = 30_000;
 const noopAsync = async () => {};
 
 /** Format Zod issues the way a model can act on: which field, what was expected. */
@@ -227,10 +226,7 @@ const validate: Middleware = (state, next) => {
 const execute: Middleware = async (state) => {
   const { capability } = state.entry;
   const timeoutMs =
-    state.timeoutMs ??
-    capability.policy?.timeoutMs ??
-    (state.ctx.services.config.get() as { policy?: { timeout_ms?: number } }).policy?.timeout_ms ??
-    DEFAULT_TIMEOUT_MS;
+    state.timeoutMs ?? capability.policy?.timeoutMs ?? state.ctx.services.config.get().policy.timeout_ms;
   const cancellation = state.req.cancellation ?? new Cancellation();
   const detach = state.req.signal ? cancellation.follow(state.req.signal) : undefined;
   let timedOut = false;

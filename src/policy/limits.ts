@@ -3,7 +3,9 @@
 
 import type { Config } from '../config/schema.ts';
 import type { Capability } from '../core/capability.ts';
-import type { Principal } from '../core/context.ts';
+import type { ConfigAccess, Principal } from '../core/context.ts';
+import type { CallState } from '../core/pipeline.ts';
+import type { Entry } from '../core/registry.ts';
 import type { BreakerPolicy } from './breaker.ts';
 import type { RateLimit } from './rate-limit.ts';
 
@@ -36,4 +38,46 @@ export function limitsFor(config: Config, capability: Capability, principal: Pri
           }
         : { threshold: breaker.threshold, resetMs: breaker.reset_ms, halfOpenProbes: breaker.half_open_probes },
   };
+}
+
+/** The limits of one principal × capability, with the key of its rate-limit bucket. */
+export interface ResolvedLimits {
+  limits: CallLimits;
+  rateKey: string;
+}
+
+/**
+ * Limits and rate-limit key per principal × capability, under the configuration they were resolved for (a new
+ * one after every reload): resolving them and building the key on every call cost more than the checks. Each
+ * policy step asks it for the call in hand.
+ */
+export class LimitsCache {
+  private resolved = new WeakMap<Principal, WeakMap<Entry, ResolvedLimits>>();
+  private resolvedFor: Config | undefined;
+
+  constructor(private readonly config: ConfigAccess) {}
+
+  of(state: CallState): ResolvedLimits {
+    const config = this.config.get();
+    if (config !== this.resolvedFor) {
+      this.resolved = new WeakMap();
+      this.resolvedFor = config;
+    }
+    const principal = state.req.principal;
+    let byEntry = this.resolved.get(principal);
+    if (!byEntry) {
+      byEntry = new WeakMap();
+      this.resolved.set(principal, byEntry);
+    }
+    const entry = state.entry;
+    let r = byEntry.get(entry);
+    if (!r) {
+      r = {
+        limits: limitsFor(config, entry.capability, principal, entry.tool.name),
+        rateKey: `${principal.id}|${entry.capability.name}`,
+      };
+      byEntry.set(entry, r);
+    }
+    return r;
+  }
 }

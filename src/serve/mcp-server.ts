@@ -12,7 +12,6 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { Config } from '../config/schema.ts';
 import { isRawResult } from '../core/capability.ts';
 import type { CallContext, ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import type { Outcome } from '../core/pipeline.ts';
@@ -222,7 +221,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
 
   /** One page of a list, mapped to its wire form, with `nextCursor` when more follow. */
   const listPage = <T, U>(items: T[], cursor: string | undefined, keyOf: (item: T) => string, map: (item: T) => U) => {
-    const { page, nextCursor } = paginate(items, cursor, (hub.config.get() as Config).server.page_size, keyOf);
+    const { page, nextCursor } = paginate(items, cursor, hub.config.get().server.page_size, keyOf);
     return { items: page.map(map), more: nextCursor ? { nextCursor } : {} };
   };
   server.setRequestHandler('tools/list', async (request) => {

@@ -147,7 +147,7 @@ export class UpstreamConnection {
     return new SwitchboardError(
       'UNAVAILABLE',
       `Upstream server '${this.name}' is not connected${why}. Switchboard keeps retrying; check it with \`switchboard mcp list --status\`.`,
-      // Refused before anything was sent: breakers do not count it (see policy/middleware.ts).
+      // Refused before anything was sent: breakers do not count it (see policy/steps/breaker.ts).
       { server: this.name, breaker: 'upstream-down' },
     );
   }

@@ -1,6 +1,3 @@
-// The plugin source: discovers plugin manifests, registers one capability per hook, re-discovers when a manifest
-// changes (chokidar), and exposes what it found — hooks, renames, problems and the MCP servers plugins bring.
-import type { Config } from '../../config/schema.ts';
 import type { Services } from '../../core/context.ts';
 import type { ServerEntry } from '../../core/server-contributions.ts';
 import { watchTargets } from '../../core/watch.ts';
@@ -40,7 +37,7 @@ export function findHook(
 
 /** Discovery options from the configuration and the services. */
 export function discoverFor(services: Services, env: NodeJS.ProcessEnv, taken: Iterable<string> = []): Discovery {
-  const cfg = (services.config.get() as Config).plugins;
+  const cfg = services.config.get().plugins;
   return discoverPlugins({
     projectDir: services.projectDir,
     env,
@@ -142,7 +139,7 @@ function start(ctx: SourceContext): PluginsSource {
 
   // Retention of hook run records: at start and once an hour (unref'd: it never keeps a process alive).
   const prune = async () => {
-    const days = (services.config.get() as Config).plugins.retention_days;
+    const days = services.config.get().plugins.retention_days;
     if (days <= 0) return;
     try {
       const removed = await services.store.hooks.prune(new Date(Date.now() - days * 86_400_000).toISOString());
@@ -156,7 +153,7 @@ function start(ctx: SourceContext): PluginsSource {
 
   let stopWatcher: (() => Promise<void>) | undefined;
   let stopped = false;
-  const cfg = (services.config.get() as Config).plugins;
+  const cfg = services.config.get().plugins;
   const ready = (async () => {
     await prune();
     if (!cfg.watch) return;

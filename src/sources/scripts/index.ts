@@ -2,7 +2,6 @@
 // NL script as a prompt, keeps prompts in step with the script folders, and records a VCR cassette on request.
 import { resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../../config/schema.ts';
 import type { Capability } from '../../core/capability.ts';
 import { confineDir } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
@@ -56,7 +55,7 @@ export function scriptCapabilities(deps: ScriptDeps): Capability[] {
 export const scriptsSource: Source = {
   name: 'scripts',
   async start({ services, env }): Promise<RunningSource> {
-    const config = (services.config.get() as Config).scripts;
+    const config = services.config.get().scripts;
     if (!config.enabled) {
       services.features.set({
         name: 'scripts',
@@ -76,7 +75,7 @@ export const scriptsSource: Source = {
     const cassetteFile = env.SWITCHBOARD_VCR_CASSETTE ? resolve(projectDir, env.SWITCHBOARD_VCR_CASSETTE) : undefined;
     // Auto steps run only inside the project or [workspace] extra_dirs (read live: a narrowed list applies at once).
     const confine = (dir: string) =>
-      confineDir(projectDir, (services.config.get() as Config).workspace.extra_dirs, dir, 'working_dir');
+      confineDir(projectDir, services.config.get().workspace.extra_dirs, dir, 'working_dir');
     const runs = new ScriptRuns({
       confine,
       store: services.store,

@@ -22,7 +22,7 @@ export const upstreamSource: Source = {
     };
     // The config file's servers, then those other sources bring (a plugin's mcp_servers); the file wins on a name.
     const wanted = (): Config['servers'] => {
-      const own = (config.get() as Config).servers;
+      const own = config.get().servers;
       const names = new Set(own.map((s) => s.name));
       const extra: Config['servers'] = [];
       for (const entry of ctx.services.servers.all()) {

@@ -2,7 +2,7 @@
 // cached in the Store (so `tools/list` answers at once after a restart), and their tools, resources and prompts
 // kept in the registry under deterministic names. Config changes add, restart or remove servers in place.
 import { z } from 'zod';
-import type { Config, ServerConfig } from '../../config/schema.ts';
+import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { mcpResult } from '../../core/capability.ts';
 import { SwitchboardError } from '../../core/errors.ts';
@@ -67,7 +67,7 @@ export class UpstreamManager {
   async apply(servers: ServerConfig[]): Promise<void> {
     const wanted = new Map<string, ResolvedServer>();
     const nextInactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
-    const stdioMaxMessageBytes = (this.services.config.get() as Config).stdio.max_message_bytes;
+    const stdioMaxMessageBytes = this.services.config.get().stdio.max_message_bytes;
     for (const cfg of servers) {
       if (!cfg.enabled) {
         nextInactive.set(cfg.name, { status: 'disabled' });
@@ -308,7 +308,7 @@ export class UpstreamManager {
   }
 
   private breakerPolicy() {
-    const b = (this.services.config.get() as Config).policy.breaker;
+    const b = this.services.config.get().policy.breaker;
     return { threshold: b.threshold, resetMs: b.reset_ms, halfOpenProbes: b.half_open_probes };
   }
 

@@ -49,8 +49,7 @@ export function instanceView(instance: Instance): InstanceView {
  * const ttl = leaseTtlMs(ctx.services); // 30000 by default
  */
 export function leaseTtlMs(services: Services): number {
-  const system = services.config.get().system as { instance_ttl_ms?: unknown } | undefined;
-  const ttl = system?.instance_ttl_ms;
+  const ttl = services.config.get().system?.instance_ttl_ms;
   return typeof ttl === 'number' && Number.isFinite(ttl) && ttl > 0 ? ttl : DEFAULT_INSTANCE_TTL_MS;
 }
 

@@ -1,0 +1,52 @@
+// What the pipeline tells the observers of every call: the in-flight gauges when it starts; metrics (in memory for
+// `system.metrics`, Prometheus for /metrics), one `call` event on the bus and the audit record when it ends. The
+// hub lists them in the pipeline (`assemblePipeline` in src/hub.ts); none of them may change the answer.
+import type { EventBus } from '../core/context.ts';
+import { isoTime } from '../core/iso-time.ts';
+import type { CallState, Outcome } from '../core/pipeline.ts';
+import type { AuditWriter } from './audit.ts';
+import type { CallMetrics } from './metrics.ts';
+import type { PromMetrics } from './prometheus.ts';
+
+export class CallObservers {
+  constructor(
+    private readonly metrics: CallMetrics,
+    private readonly prom: PromMetrics,
+    private readonly bus: EventBus,
+    readonly audit: AuditWriter,
+  ) {}
+
+  /** A call passed lookup: count it in flight. */
+  readonly started = (state: CallState): void => {
+    this.metrics.started(state.entry.capability.name);
+    this.prom.started(state.entry.capability.name, state.req.transport);
+  };
+
+  /** A call ended: its latency and outcome, in memory and for Prometheus. */
+  readonly measured = (state: CallState, outcome: Outcome): void => {
+    const ms = state.durationMs;
+    this.metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
+    this.prom.finished(
+      state.entry.capability.name,
+      state.req.transport,
+      ms / 1000,
+      outcome.ok ? undefined : outcome.error.code,
+    );
+  };
+
+  /** A call ended: one `call` event on the bus (stored events mask secret-looking keys and cap large values). */
+  readonly published = (state: CallState, outcome: Outcome): void => {
+    this.bus.publish({
+      type: 'call',
+      name: state.entry.capability.name,
+      // Raw on the in-process bus; outwardEvent() redacts wherever an event leaves the process.
+      input: state.req.input,
+      ...(outcome.ok ? { output: outcome.raw ? outcome.raw.content : outcome.value } : { error: outcome.error }),
+      principal: state.req.principal.id,
+      transport: state.req.transport,
+      requestId: state.ctx.requestId,
+      durationMs: Math.round(state.durationMs * 1000) / 1000,
+      at: isoTime(Date.now()),
+    });
+  };
+}

@@ -1,0 +1,49 @@
+// The policy steps of the pipeline — timeout, concurrency, rate limit, breaker — each a small middleware, with its
+// strategy (this instance's state, or on Redis the state every instance shares) chosen here, once. The order they
+// run in is listed where the hub assembles the pipeline (`src/hub.ts`, `assemblePipeline`).
+import type { Services } from '../../core/context.ts';
+import type { Middleware } from '../../core/pipeline.ts';
+import { Breakers, type BreakerView } from '../breaker.ts';
+import { LimitsCache } from '../limits.ts';
+import { RateLimiter } from '../rate-limit.ts';
+import type { SharedPolicy } from '../shared-policy.ts';
+import { breakerStep, localBreaker, sharedBreaker } from './breaker.ts';
+import { Concurrency } from './concurrency.ts';
+import { localRate, rateLimitStep, sharedRate } from './rate-limit.ts';
+import { SharedAdmissions } from './shared-admission.ts';
+import { timeoutStep } from './timeout.ts';
+
+export class PolicySteps {
+  /** This instance's buckets and circuits: the only ones on SQLite, the fallback while Redis is away. */
+  readonly limiter = new RateLimiter();
+  readonly breakers = new Breakers();
+  /** The call's time limit (enforced by the pipeline's `execute`). */
+  readonly timeout: Middleware;
+  /** Calls in flight per principal, on this instance. */
+  readonly concurrency: Middleware;
+  /** Token bucket per principal × capability. */
+  readonly rateLimit: Middleware;
+  /** Circuit per capability. */
+  readonly breaker: Middleware;
+
+  /** With `shared` (a Redis store), limits and breakers are shared by every instance on the prefix. */
+  constructor(
+    services: Services,
+    readonly shared?: SharedPolicy,
+  ) {
+    const limits = new LimitsCache(services.config);
+    const admissions = shared ? new SharedAdmissions(shared, limits, services.logger) : undefined;
+    this.timeout = timeoutStep(limits);
+    this.concurrency = new Concurrency(services.config).step;
+    this.rateLimit = rateLimitStep(limits, admissions ? sharedRate(admissions, this.limiter) : localRate(this.limiter));
+    this.breaker = breakerStep(
+      limits,
+      admissions ? sharedBreaker(admissions, this.breakers) : localBreaker(this.breakers),
+    );
+  }
+
+  /** Every circuit this instance knows: the shared ones as last seen, then local ones (used while Redis was away). */
+  breakerViews(): Record<string, BreakerView> {
+    return this.shared ? { ...this.breakers.all(), ...this.shared.all() } : this.breakers.all();
+  }
+}
