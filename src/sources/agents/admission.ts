@@ -1,6 +1,3 @@
-// Which turns run in this process: admission under `[agents] max_running`, the session's turn lock taken for
-// them and renewed while they run, and the stop that aborts them all when the hub goes down.
-import type { Config } from '../../config/schema.ts';
 import type { Services } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { sessionBusy } from '../../store/contract.ts';
@@ -46,7 +43,7 @@ export class TurnAdmission {
    * turn runs; files ignore it (a lock file lives as long as its process).
    */
   lockTtlMs(): number {
-    return (this.services.config.get() as Config).system?.instance_ttl_ms ?? 30_000;
+    return this.services.config.get().system?.instance_ttl_ms ?? 30_000;
   }
 
   /**
@@ -56,7 +53,7 @@ export class TurnAdmission {
   async admit(name: string, prepare: () => Promise<void>): Promise<void> {
     if (this.stopped) throw new SwitchboardError('UNAVAILABLE', 'Switchboard is stopping; no new turns start.');
     if (this.running.has(name) || this.admitted.has(name)) throw sessionBusy(name);
-    const max = (this.services.config.get() as Config).agents.max_running;
+    const max = this.services.config.get().agents.max_running;
     const busyHere = this.running.size + this.admitted.size;
     if (busyHere >= max)
       throw new SwitchboardError(

@@ -3,7 +3,7 @@
 // the turn itself (`turn.ts`), the tools a turn runs (`turn-tools.ts`), which turns run here and their locks
 // (`admission.ts`), cancels between instances (`remote-cancel.ts`) and permissions (`grant.ts`).
 import { existsSync, statSync } from 'node:fs';
-import type { AgentsConfig, Config } from '../../config/schema.ts';
+import type { AgentsConfig } from '../../config/schema.ts';
 import { SwitchboardError, toErrorInfo } from '../../core/errors.ts';
 import { sessionBusy, sessionRunning, sessionTaken } from '../../store/contract.ts';
 import { TurnAdmission } from './admission.ts';
@@ -44,7 +44,7 @@ export class AgentRuntime {
   }
 
   config(): AgentsConfig {
-    return (this.deps.services.config.get() as Config).agents;
+    return this.deps.services.config.get().agents;
   }
 
   provider(name: ProviderName): Provider {
@@ -295,7 +295,7 @@ export class AgentRuntime {
   }
 
   private grantContext(): GrantContext {
-    const config = this.deps.services.config.get() as Config;
+    const config = this.deps.services.config.get();
     return {
       projectRoot: this.deps.services.projectDir,
       extraDirs: config.workspace.extra_dirs,

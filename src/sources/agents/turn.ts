@@ -1,7 +1,7 @@
 // One turn of a session, with its lock held: the provider call and the structured-output retries, the transcript
 // (and the progress lines a synchronous caller sees), the usage folded into the meta, and the turn's end recorded
 // with the lock's release in one write.
-import type { AgentsConfig, Config } from '../../config/schema.ts';
+import type { AgentsConfig } from '../../config/schema.ts';
 import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
@@ -61,7 +61,7 @@ export async function runTurn(
   transcript: TranscriptWriter,
   lock: LockState,
 ): Promise<TurnResult> {
-  const cfg = (deps.services.config.get() as Config).agents;
+  const cfg = deps.services.config.get().agents;
   const provider = deps.providers[meta.provider];
   const events = turnEvents(deps, meta, hooks, transcript);
   const emit = events.emit;
@@ -156,7 +156,7 @@ async function askModel(
     await transcript.flush();
     return historyOf((await deps.sessions.transcript(meta.session_name)).events);
   };
-  const hubDirs = hubFileDirs(deps.services.projectDir, deps.services.config.get() as Config, deps.env);
+  const hubDirs = hubFileDirs(deps.services.projectDir, deps.services.config.get(), deps.env);
   const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
     meta,
     agent,
