@@ -4,29 +4,27 @@ import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
+import type {
+  FinishedQuery,
+  NewTask,
+  TaskAssessment,
+  TaskComplexity,
+  TaskFilter,
+  TaskStatus,
+} from './records/tasks.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
 
-export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-/** How big the work looked when the task was created (for outcome metrics). */
-export const TASK_COMPLEXITIES = ['simple', 'moderate', 'complex'] as const;
-export type TaskComplexity = (typeof TASK_COMPLEXITIES)[number];
-
-/** How the work turned out, in the words of whoever completed it. */
-export const TASK_OUTCOMES = ['success', 'partial', 'failure'] as const;
-export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
-
-/** The self-assessment `task.complete` records: the outcome, how sure the agent is, and what it touched. */
-export interface TaskAssessment {
-  outcome: TaskOutcome;
-  /** 0..1: how confident the agent is that the outcome is what it says. */
-  confidence: number | null;
-  filesModified: string[];
-  testsAdded: number | null;
-  notes: string | null;
-}
+export type {
+  FinishedQuery,
+  NewTask,
+  TaskAssessment,
+  TaskComplexity,
+  TaskFilter,
+  TaskOutcome,
+  TaskStatus,
+} from './records/tasks.ts';
+export { TASK_COMPLEXITIES, TASK_OUTCOMES, TASK_STATUSES } from './records/tasks.ts';
 
 export interface Task {
   id: string;
@@ -50,14 +48,6 @@ export interface Task {
   version: number;
 }
 
-export interface NewTask {
-  text: string;
-  priority: number;
-  type?: string | null;
-  metadata?: Record<string, unknown> | null;
-  estimatedComplexity?: TaskComplexity | null;
-}
-
 export type TaskPatch = Partial<
   Pick<
     Task,
@@ -74,26 +64,6 @@ export type TaskPatch = Partial<
     | 'assessment'
   >
 >;
-
-/** Finished (completed or failed) tasks for outcome metrics. */
-export interface FinishedQuery {
-  /** Only tasks finished at or after this ISO time. */
-  since: string;
-  /** Only tasks of this type. */
-  type?: string;
-  /** At most this many, newest first (1..10 000, default 10 000). */
-  limit?: number;
-}
-
-export interface TaskFilter {
-  status?: TaskStatus[];
-  assignedTo?: string;
-  type?: string;
-  /** 1..500, default 50. */
-  limit?: number;
-  /** Opaque cursor from a previous page's `nextCursor`. */
-  cursor?: string;
-}
 
 export interface TaskPage {
   tasks: Task[];

@@ -1,6 +1,3 @@
-// Input checks every Store implementation shares, so SQLite and Redis refuse the same input with the same
-// INVALID_INPUT messages: strings, integers, statuses, ISO times, cursors, token names and hashes, audit records.
-import { SwitchboardError } from '../core/errors.ts';
 import { cleanField } from './audit-segment.ts';
 import {
   type AgentSessionRecord,
@@ -17,62 +14,17 @@ import {
   SCRIPT_RUN_STATUSES,
   type ScriptRunFilter,
   type ScriptRunStatus,
-  TASK_COMPLEXITIES,
-  TASK_OUTCOMES,
-  TASK_STATUSES,
-  type TaskAssessment,
-  type TaskComplexity,
-  type TaskOutcome,
-  type TaskStatus,
   TOKEN_NAME_PATTERN,
 } from './contract.ts';
-
-/** Page size when a caller gives none, and the largest page a caller may ask for. */
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
-
-// --- ids ---------------------------------------------------------------------------------------------------------
-
-const CROCKFORD = '0123456789abcdefghjkmnpqrstvwxyz';
-const RANDOM_SPACE = 2 ** 30;
-let lastIdTime = 0;
-let lastIdRandom = 0;
-
-export function base32(value: number, length: number): string {
-  let out = '';
-  let v = value;
-  for (let i = 0; i < length; i++) {
-    out = CROCKFORD[v % 32] + out;
-    v = Math.floor(v / 32);
-  }
-  return out;
-}
-
-/**
- * A short, time-sortable task id: `t-` + 10 chars of milliseconds + 6 random chars (ULID-like, lower case).
- * Monotonic within a process — the same millisecond increments the random part, a clock step back reuses the
- * last time — so ids and `createdAt` never go backwards and the list order equals creation order.
- *
- * @example
- * const { id, time } = newTaskId(); // id: 't-01jd3m8x2k4f9qzr', time: 1731500000000
- */
-export function newTaskId(now = Date.now()): { id: string; time: number } {
-  if (now > lastIdTime) {
-    lastIdTime = now;
-    lastIdRandom = Math.floor(Math.random() * RANDOM_SPACE);
-  } else if (++lastIdRandom >= RANDOM_SPACE) {
-    // 2^30 ids in one millisecond cannot happen in practice; borrow the next millisecond to stay monotonic.
-    lastIdTime++;
-    lastIdRandom = 0;
-  }
-  return { id: `t-${base32(lastIdTime, 10)}${base32(lastIdRandom, 6)}`, time: lastIdTime };
-}
-
-// --- validation: reject bad input before it reaches a statement ----------------------------------------------------
-
-export function invalid(message: string): never {
-  throw new SwitchboardError('INVALID_INPUT', message);
-}
+import {
+  checkIso,
+  DEFAULT_PAGE_SIZE,
+  describe,
+  invalid,
+  MAX_FINISHED,
+  MAX_PAGE_SIZE,
+  toJson,
+} from './records/common.ts';
 
 export function checkString(
   value: unknown,
@@ -97,118 +49,6 @@ export function checkInt(
     invalid(`${field} must be an integer${range}, got ${describe(value)}.`);
   }
   return value;
-}
-
-export function checkStatus(value: unknown, field: string): TaskStatus {
-  if (!TASK_STATUSES.includes(value as TaskStatus)) {
-    invalid(`${field} must be one of ${TASK_STATUSES.join(', ')}, got ${describe(value)}.`);
-  }
-  return value as TaskStatus;
-}
-
-export function checkStatuses(value: unknown, field: string): TaskStatus[] {
-  if (!Array.isArray(value)) invalid(`${field} must be an array of statuses, got ${describe(value)}.`);
-  return [...new Set(value.map((s, i) => checkStatus(s, `${field}[${i}]`)))];
-}
-
-/** Serialise a JSON column; throws INVALID_INPUT for values JSON cannot hold (cycles, BigInt, functions). */
-export function toJson(value: unknown, field: string): string | null {
-  if (value === undefined || value === null) return null;
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    invalid(`${field} must be JSON-serialisable: ${(err as Error).message}.`);
-  }
-  if (text === undefined) invalid(`${field} must be JSON-serialisable, got ${describe(value)}.`);
-  return text;
-}
-
-export function checkMetadata(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    invalid(`metadata must be an object or null, got ${describe(value)}.`);
-  return toJson(value, 'metadata');
-}
-
-/** ISO 8601 date or date-time; a time needs a zone (Z or ±hh:mm) so it means one instant on every machine. */
-export const ISO_TIME =
-  /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2}))?$/;
-
-/**
- * Validate an ISO time and return it in canonical UTC form (`2030-01-01T00:00:00.000Z`): every stored time has
- * that one shape, so comparing the text compares the instants. Impossible dates (Feb 30) are refused rather
- * than rolled over.
- */
-export const CANONICAL_ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
-
-export function checkIso(value: unknown, field: string): string {
-  // The common case — already canonical, as toISOString() writes it — costs one regex and one round trip.
-  if (typeof value === 'string' && CANONICAL_ISO.test(value)) {
-    const ms = Date.parse(value);
-    if (!Number.isNaN(ms) && new Date(ms).toISOString() === value) return value;
-  }
-  const m = typeof value === 'string' ? ISO_TIME.exec(value) : null;
-  if (m) {
-    const [, year, month, day, hour = '0', minute = '0', second = '0'] = m;
-    const mo = Number(month);
-    const daysInMonth = new Date(Date.UTC(Number(year), mo, 0)).getUTCDate();
-    if (
-      mo >= 1 &&
-      mo <= 12 &&
-      Number(day) >= 1 &&
-      Number(day) <= daysInMonth &&
-      Number(hour) <= 23 &&
-      Number(minute) <= 59 &&
-      Number(second) <= 59
-    ) {
-      const ms = Date.parse(value as string);
-      // Length 24 keeps the year within 0000..9999, where text order equals time order.
-      if (!Number.isNaN(ms)) {
-        const iso = new Date(ms).toISOString();
-        if (iso.length === 24) return iso;
-      }
-    }
-  }
-  invalid(`${field} must be an ISO 8601 time such as 2030-01-01T00:00:00.000Z, got ${describe(value)}.`);
-}
-
-export function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `'${value.length > 40 ? `${value.slice(0, 40)}…` : value}'`;
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return typeof value;
-}
-
-/** Keyset position of a row in the list order. Opaque to callers: base64url of `{p, c, i}`. */
-export interface Cursor {
-  p: number;
-  c: string;
-  i: string;
-}
-
-export function encodeCursor(priority: number, createdAt: string, id: string): string {
-  return Buffer.from(JSON.stringify({ p: priority, c: createdAt, i: id } satisfies Cursor)).toString('base64url');
-}
-
-export function decodeCursor(cursor: unknown): Cursor {
-  const fail = (): never =>
-    invalid(
-      `cursor ${describe(cursor)} is not a cursor this store issued. Pass the nextCursor of the previous page unchanged, or omit cursor to start from the first page.`,
-    );
-  // Buffer.from(…, 'base64url') skips characters it does not know, so check the alphabet first.
-  if (typeof cursor !== 'string' || !/^[A-Za-z0-9_-]{1,1000}$/.test(cursor)) return fail();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    return fail();
-  }
-  const c = parsed as Partial<Cursor> | null;
-  if (!c || typeof c !== 'object' || !Number.isSafeInteger(c.p) || typeof c.c !== 'string' || typeof c.i !== 'string')
-    return fail();
-  return { p: c.p as number, c: c.c, i: c.i };
 }
 
 export function checkTokenName(value: unknown): string {
@@ -310,42 +150,6 @@ export function auditMatches(r: NewAuditRecord, q: CheckedAuditQuery): boolean {
 export const newestFirst = (a: { at: string; seq: number }, b: { at: string; seq: number }) =>
   a.at === b.at ? b.seq - a.seq : a.at < b.at ? 1 : -1;
 
-// --- task outcome fields and script runs (shared by every store) ---------------------------------------------
-
-export function checkComplexity(value: unknown): TaskComplexity | null {
-  if (value === undefined || value === null) return null;
-  if (!TASK_COMPLEXITIES.includes(value as TaskComplexity))
-    invalid(`estimatedComplexity must be one of ${TASK_COMPLEXITIES.join(', ')} or null, got ${describe(value)}.`);
-  return value as TaskComplexity;
-}
-
-/** The assessment column: every field checked, so metrics never meet a confidence of 7 or an outcome of 'yes'. */
-export function checkAssessment(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value))
-    invalid(`assessment must be an object or null, got ${describe(value)}.`);
-  const a = value as Partial<TaskAssessment>;
-  if (!TASK_OUTCOMES.includes(a.outcome as TaskOutcome))
-    invalid(`assessment.outcome must be one of ${TASK_OUTCOMES.join(', ')}, got ${describe(a.outcome)}.`);
-  const confidence = a.confidence ?? null;
-  if (confidence !== null && (typeof confidence !== 'number' || !(confidence >= 0 && confidence <= 1)))
-    invalid(`assessment.confidence must be a number from 0 to 1 or null, got ${describe(confidence)}.`);
-  const files = a.filesModified ?? [];
-  if (!Array.isArray(files)) invalid(`assessment.filesModified must be an array of paths, got ${describe(files)}.`);
-  for (const [i, f] of files.entries()) checkString(f, `assessment.filesModified[${i}]`, { nonEmpty: true });
-  const tests = a.testsAdded ?? null;
-  if (tests !== null) checkInt(tests, 'assessment.testsAdded', 0, 1_000_000);
-  const notes = a.notes === undefined ? null : checkString(a.notes, 'assessment.notes', { nullable: true });
-  const clean: TaskAssessment = {
-    outcome: a.outcome as TaskOutcome,
-    confidence,
-    filesModified: files,
-    testsAdded: tests,
-    notes,
-  };
-  return JSON.stringify(clean);
-}
-
 export function checkRunId(value: unknown): string {
   if (typeof value !== 'string' || !SCRIPT_RUN_ID_PATTERN.test(value))
     invalid(`run id must be 1-64 characters of A-Z a-z 0-9 _ -, got ${describe(value)}.`);
@@ -359,20 +163,6 @@ export function checkRunStatus(value: unknown): ScriptRunStatus {
 }
 
 export const RUN_FILTER_KEYS = ['principal', 'clientKey', 'status', 'limit'] as const;
-
-/** Most finished tasks or hook runs one metrics read returns. */
-export const MAX_FINISHED = 10_000;
-
-/** A checked {@link FinishedQuery}: the canonical `since`, the type (null: any) and the limit. */
-export function checkFinishedQuery(query: unknown): { since: string; type: string | null; limit: number } {
-  if (!query || typeof query !== 'object') invalid(`query must be an object, got ${describe(query)}.`);
-  const q = query as { since?: unknown; type?: unknown; limit?: unknown };
-  return {
-    since: checkIso(q.since, 'since'),
-    type: q.type === undefined ? null : checkString(q.type, 'type'),
-    limit: q.limit === undefined ? MAX_FINISHED : checkInt(q.limit, 'limit', 1, MAX_FINISHED),
-  };
-}
 
 /** Check a hook run record field by field (the message starts with the field's name). */
 export function checkHookRun(run: unknown): NewHookRun {

@@ -2,7 +2,8 @@
 import type { Redis } from 'ioredis';
 import type { BusEvent } from '../../core/context.ts';
 import type { EventLog, StoredEvent } from '../contract.ts';
-import { checkInt, describe, invalid, toJson } from '../validate.ts';
+import { describe, invalid, toJson } from '../records/common.ts';
+import { checkInt } from '../validate.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface EventScripts {

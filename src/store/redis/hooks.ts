@@ -2,7 +2,8 @@
 // the padded seq in the member), numbered by a counter (`hooks:seq`), and the hooks' fingerprints (`hooks:prints`).
 import type { Redis } from 'ioredis';
 import type { HookRun, HookStore, NewHookRun } from '../contract.ts';
-import { checkHookQuery, checkHookRun, checkIso, checkString } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkHookQuery, checkHookRun, checkString } from '../validate.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface HookScripts {

@@ -2,7 +2,8 @@
 // written together by Lua scripts so an expired instance is handed to exactly one caller.
 import type { Redis } from 'ioredis';
 import type { Instance, InstanceStore } from '../contract.ts';
-import { checkInt, checkString, describe, invalid } from '../validate.ts';
+import { describe, invalid } from '../records/common.ts';
+import { checkInt, checkString } from '../validate.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface InstanceScripts {

@@ -3,7 +3,8 @@
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewToken, TokenRecord, TokenStore } from '../contract.ts';
-import { checkHash, checkIso, checkString, checkTokenName, describe, invalid } from '../validate.ts';
+import { checkIso, describe, invalid } from '../records/common.ts';
+import { checkHash, checkString, checkTokenName } from '../validate.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface TokenScripts {

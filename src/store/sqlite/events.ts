@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { BusEvent } from '../../core/context.ts';
 import type { EventLog, StoredEvent } from '../contract.ts';
-import { checkInt, describe, invalid, toJson } from '../validate.ts';
+import { describe, invalid, toJson } from '../records/common.ts';
+import { checkInt } from '../validate.ts';
 import type { Db, Statement } from './connection.ts';
 
 export class SqliteEvents implements EventLog {

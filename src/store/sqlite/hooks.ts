@@ -1,6 +1,7 @@
 // Plugin hook runs and the if_changed fingerprints of their last successes in the SQLite store.
 import type { HookRun, HookStore, NewHookRun } from '../contract.ts';
-import { checkHookQuery, checkHookRun, checkIso, checkString } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkHookQuery, checkHookRun, checkString } from '../validate.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface HookRunRow {

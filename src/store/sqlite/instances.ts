@@ -1,6 +1,7 @@
 // Hub instances and their leases in the SQLite store.
 import type { Instance, InstanceStore } from '../contract.ts';
-import { checkInt, checkString, describe, invalid } from '../validate.ts';
+import { describe, invalid } from '../records/common.ts';
+import { checkInt, checkString } from '../validate.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface InstanceRow {

@@ -1,7 +1,8 @@
 // API tokens (hashes, roles, expiry, last use) in the SQLite store.
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewToken, TokenRecord, TokenStore } from '../contract.ts';
-import { checkHash, checkIso, checkString, checkTokenName, describe, invalid } from '../validate.ts';
+import { checkIso, describe, invalid } from '../records/common.ts';
+import { checkHash, checkString, checkTokenName } from '../validate.ts';
 import { type Db, isConstraint, type Statement } from './connection.ts';
 
 interface TokenRow {
