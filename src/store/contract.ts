@@ -12,6 +12,7 @@ import type {
   TaskFilter,
   TaskStatus,
 } from './records/tasks.ts';
+import type { NewToken } from './records/tokens.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
 
@@ -135,8 +136,8 @@ export interface EventLog {
 
 // --- tokens --------------------------------------------------------------------------------------------------------
 
-/** What a token name may look like: 1..64 characters from `A-Z a-z 0-9 _ . -` (case-sensitive). */
-export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export type { NewToken } from './records/tokens.ts';
+export { TOKEN_NAME_PATTERN } from './records/tokens.ts';
 
 /**
  * A bearer token as stored: never the secret itself, only its SHA-256. Times are canonical UTC ISO strings
@@ -154,13 +155,6 @@ export interface TokenRecord {
   expiresAt: string | null;
   /** Last successful use, as recorded by {@link TokenStore.touch}; null: never used. */
   lastUsedAt: string | null;
-}
-
-export interface NewToken {
-  name: string;
-  hash: string;
-  roles: string[];
-  expiresAt: string | null;
 }
 
 /**

@@ -14,7 +14,6 @@ import {
   SCRIPT_RUN_STATUSES,
   type ScriptRunFilter,
   type ScriptRunStatus,
-  TOKEN_NAME_PATTERN,
 } from './contract.ts';
 import {
   checkIso,
@@ -48,25 +47,6 @@ export function checkInt(
     const range = min === Number.MIN_SAFE_INTEGER ? '' : ` between ${min} and ${max}`;
     invalid(`${field} must be an integer${range}, got ${describe(value)}.`);
   }
-  return value;
-}
-
-export function checkTokenName(value: unknown): string {
-  if (typeof value !== 'string' || !TOKEN_NAME_PATTERN.test(value))
-    invalid(
-      `Token name ${describe(value)} is invalid: a token name is 1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-'.`,
-    );
-  return value;
-}
-
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
-
-export function checkHash(value: unknown): string {
-  // Never echo the value: a caller that passes the token itself by mistake must not see it land in a log.
-  if (typeof value !== 'string' || !SHA256_HEX.test(value))
-    invalid(
-      `hash must be the lowercase hex SHA-256 of the token (64 characters from 0-9a-f), got ${typeof value === 'string' ? `a string of ${value.length} characters` : describe(value)}.`,
-    );
   return value;
 }
 

@@ -130,7 +130,7 @@ function canonicalIso(value: unknown): string | undefined {
 }
 
 /** An ISO time, given as any ISO form and kept in canonical UTC form. */
-export const isoTime = z.unknown().transform((value, ctx): string => {
+export const isoTime = z.custom<string>().transform((value: unknown, ctx): string => {
   const iso = canonicalIso(value);
   if (iso !== undefined) return iso;
   ctx.addIssue({
