@@ -55,11 +55,16 @@ export const text = z.string({ error: mustBe('a string') });
 export const nonEmptyText = z.string({ error: mustBe('a string') }).min(1, { error: 'must not be empty.' });
 export const textOrNull = z.string({ error: mustBe('a string or null') }).nullable();
 
-/** A safe integer, within [min, max] when given. */
-export function integer(min?: number, max?: number) {
+/** A safe integer, at least `min` and at most `max` when a bound is given. */
+export function integer(min?: number, max = Number.MAX_SAFE_INTEGER) {
   const words = `an integer${min === undefined ? '' : ` between ${min} and ${max}`}`;
   const int = z.int({ error: mustBe(words) });
-  return min === undefined || max === undefined ? int : int.min(min).max(max);
+  return min === undefined ? int : int.min(min).max(max);
+}
+
+/** Check a lone integer (a limit, a ttl); INVALID_INPUT names `field` and the range. */
+export function checkInt(value: unknown, field: string, min?: number, max?: number): number {
+  return check(integer(min, max), value, field);
 }
 
 /** A duration or similar: a finite number of milliseconds ≥ 0 (fractions allowed). */
@@ -71,29 +76,37 @@ export const plainObject = (words: string) =>
     error: mustBe(words),
   });
 
-/** A value as JSON column text: null for null or undefined, an issue for what JSON cannot hold (cycles, BigInt). */
-export function jsonText(value: unknown, ctx: z.RefinementCtx): string | null {
+/** `value` as JSON text (null for null or undefined), or why JSON cannot hold it (cycles, BigInt, functions). */
+function serialise(value: unknown): string | null | { refused: string } {
   if (value === undefined || value === null) return null;
   let text: string | undefined;
   try {
     text = JSON.stringify(value);
   } catch (err) {
-    ctx.addIssue({ code: 'custom', input: value, message: `must be JSON-serialisable: ${(err as Error).message}.` });
-    return z.NEVER;
+    return { refused: `must be JSON-serialisable: ${(err as Error).message}.` };
   }
-  if (text === undefined) {
-    ctx.addIssue({ code: 'custom', input: value, message: mustBe('JSON-serialisable')({ input: value }) });
-    return z.NEVER;
-  }
-  return text;
+  return text ?? { refused: mustBe('JSON-serialisable')({ input: value }) };
+}
+
+/** A value as JSON column text, as a Zod transform (an issue for what JSON cannot hold). */
+export function jsonText(value: unknown, ctx: z.RefinementCtx): string | null {
+  const text = serialise(value);
+  if (text === null || typeof text === 'string') return text;
+  ctx.addIssue({ code: 'custom', input: value, message: text.refused });
+  return z.NEVER;
 }
 
 /** Any value as a JSON column. */
 export const jsonColumn = z.unknown().transform(jsonText);
 
-/** Serialise a JSON column outside a record (an event, a journal entry); INVALID_INPUT names `field`. */
+/**
+ * Serialise a JSON column outside a record (an event, a journal entry); INVALID_INPUT names `field`. No schema
+ * here: the hub appends every call's event through it.
+ */
 export function toJson(value: unknown, field: string): string | null {
-  return check(jsonColumn, value, field);
+  const text = serialise(value);
+  if (text === null || typeof text === 'string') return text;
+  invalid(`${field} ${text.refused}`);
 }
 
 // --- times --------------------------------------------------------------------------------------------------------
