@@ -4,6 +4,9 @@ import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
+import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
+import type { HookQuery, NewHookRun } from './records/hooks.ts';
+import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
 import type {
   FinishedQuery,
   NewTask,
@@ -192,55 +195,14 @@ export interface TokenStore {
 
 // --- audit -------------------------------------------------------------------------------------------------------
 
-export const AUDIT_OUTCOMES = ['ok', 'error'] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+export type { AuditOutcome, AuditQuery, NewAuditRecord } from './records/audit.ts';
+export { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, AUDIT_OUTCOMES } from './records/audit.ts';
 
-/** Page size of an audit query when none is given, and the largest a caller may ask for. */
-export const AUDIT_DEFAULT_LIMIT = 100;
-export const AUDIT_MAX_LIMIT = 10_000;
-
-/** One call, as the audit log keeps it. */
-export interface AuditRecord {
+/** One call, as the audit log keeps it: the checked record (`records/audit.ts`) and its `seq`. */
+export type AuditRecord = NewAuditRecord & {
   /** Assigned by the log on append: increasing, never reused (not even after prune). */
   seq: number;
-  /** When the call started, canonical UTC ISO. */
-  at: string;
-  /** Principal id (token name, `local`, …). */
-  principal: string;
-  /** How the call arrived: a `TransportKind` (stdio, http, rest, cli, internal). */
-  transport: string;
-  /** Capability name as asked for (also when it turned out unknown). */
-  capability: string;
-  /**
-   * The call input as already-redacted JSON text, capped by the caller (`redactedJson` in src/observe/redact.ts).
-   * Stored verbatim; a capped value is not valid JSON, so readers must not assume it parses.
-   */
-  input: string;
-  outcome: AuditOutcome;
-  /** Error code from the error table when outcome is 'error' (required then); null when 'ok'. */
-  errorCode: string | null;
-  /** Error message when outcome is 'error' (may be null); null when 'ok'. */
-  errorMessage: string | null;
-  /** Wall time of the call in milliseconds (fractions allowed), ≥ 0. */
-  durationMs: number;
-  requestId: string;
-}
-
-export type NewAuditRecord = Omit<AuditRecord, 'seq'>;
-
-export interface AuditQuery {
-  /** Only records at or after this ISO time (inclusive). */
-  since?: string;
-  /** Only records before this ISO time (exclusive). */
-  until?: string;
-  /** Exact capability name. */
-  capability?: string;
-  /** Exact principal id. */
-  principal?: string;
-  outcome?: AuditOutcome;
-  /** 1..{@link AUDIT_MAX_LIMIT}, default {@link AUDIT_DEFAULT_LIMIT}. */
-  limit?: number;
-}
+};
 
 /**
  * The audit log: one record per call, append-only — there is no way to change a record, only to drop old ones
@@ -337,25 +299,13 @@ export function documentJson(value: unknown): string {
 
 // --- plugin hook runs --------------------------------------------------------------------------------------------
 
+export type { NewHookRun } from './records/hooks.ts';
+
 /** One run of a plugin hook in one directory, kept for task outcome metrics and diagnostics. */
-export interface HookRun {
+export type HookRun = NewHookRun & {
   /** Assigned by the store on record: increasing. */
   seq: number;
-  plugin: string;
-  hook: string;
-  /** Directory the hook ran in, relative to the project root (`.` for the root). */
-  directory: string;
-  /** Passed (exit 0), or skipped because nothing changed since its last success (`cached`). */
-  ok: boolean;
-  cached: boolean;
-  /** Exit code; 124 for a timeout; null when it was cached. */
-  exitCode: number | null;
-  durationMs: number;
-  /** When the run finished, canonical UTC ISO. */
-  at: string;
-}
-
-export type NewHookRun = Omit<HookRun, 'seq'>;
+};
 
 /**
  * Plugin hook state: the run record (what passed and failed, when) and the `if_changed` fingerprints of the last
@@ -364,7 +314,7 @@ export type NewHookRun = Omit<HookRun, 'seq'>;
 export interface HookStore {
   record(run: NewHookRun): Promise<HookRun>;
   /** Runs with `at` in [since, until), oldest first, at most `limit` (1..10 000, default 10 000). */
-  runs(query: { since: string; until?: string; limit?: number }): Promise<HookRun[]>;
+  runs(query: HookQuery): Promise<HookRun[]>;
   /**
    * The mark stored under `key`, if any: the `if_changed` fingerprint of a hook in a directory, or another small
    * per-key value of the plugin layer (the consecutive stop blocks of an agent session).
@@ -378,18 +328,15 @@ export interface HookStore {
 
 // --- script runs -------------------------------------------------------------------------------------------------
 
-export const SCRIPT_RUN_STATUSES = ['running', 'finished'] as const;
-export type ScriptRunStatus = (typeof SCRIPT_RUN_STATUSES)[number];
-
-/** What a run id may look like: 1..64 characters from `A-Z a-z 0-9 _ -`. */
-export const SCRIPT_RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
+export { SCRIPT_RUN_ID_PATTERN, SCRIPT_RUN_STATUSES } from './records/script-runs.ts';
 
 /**
  * One script run (a stack of script frames driven by one client). Its journal is an ordered list of JSON entries
  * (the executor's inputs and each auto step's result) from which a restarted hub rebuilds the run.
  */
 export interface ScriptRun {
-  /** {@link SCRIPT_RUN_ID_PATTERN}; handed to the client as `run_id`. */
+  /** `SCRIPT_RUN_ID_PATTERN`; handed to the client as `run_id`. */
   id: string;
   /** Which client drives it (`stdio`, `session:<id>`, `run:<id>`); changes when another client adopts the run. */
   clientKey: string;
@@ -403,21 +350,6 @@ export interface ScriptRun {
   updatedAt: string;
   /** How many journal entries it has. */
   entries: number;
-}
-
-export interface NewScriptRun {
-  id: string;
-  clientKey: string;
-  principal: string;
-  name: string;
-}
-
-export interface ScriptRunFilter {
-  principal?: string;
-  clientKey?: string;
-  status?: ScriptRunStatus;
-  /** 1..500, default 50. */
-  limit?: number;
 }
 
 /**

@@ -49,6 +49,30 @@ export function check<S extends z.ZodType>(schema: S, value: unknown, name?: str
   invalid(issue.message.startsWith('must') && field ? `${field} ${issue.message}` : issue.message);
 }
 
+/** One of a list of words (a status, an outcome); the message lists them. */
+export function oneOf<const T extends readonly [string, ...string[]]>(values: T, words = values.join(', ')) {
+  return z.enum(values, { error: mustBe(`one of ${words}`) });
+}
+
+/** A record: an object of `shape` (other keys are dropped), anything else refused with "`name` must be an object". */
+export function record<S extends z.core.$ZodLooseShape>(name: string, shape: S) {
+  return z.object(shape, { error: mustBeObject(name) });
+}
+
+/**
+ * A record whose keys are closed: a key it does not know is refused with `unknownKey(key)` (a whole sentence that
+ * lists the keys it knows), anything not an object with "`record` must be an object".
+ */
+export function closedRecord<S extends z.core.$ZodLooseShape>(
+  record: string,
+  shape: S,
+  unknownKey: (key: string) => string,
+) {
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? unknownKey(issue.keys[0]) : mustBeObject(record)(issue)),
+  });
+}
+
 // --- the pieces records are made of -------------------------------------------------------------------------------
 
 export const text = z.string({ error: mustBe('a string') });
@@ -162,6 +186,11 @@ export function checkIso(value: unknown, field: string): string {
 /** Check a lone string; INVALID_INPUT names `field`. */
 export function checkString(value: unknown, field: string): string {
   return check(text, value, field);
+}
+
+/** Check a lone non-empty string (an owner, a key); INVALID_INPUT names `field`. */
+export function checkNonEmpty(value: unknown, field: string): string {
+  return check(nonEmptyText, value, field);
 }
 
 /** Page size when a caller gives none, and the largest page a caller may ask for. */

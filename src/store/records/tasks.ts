@@ -14,22 +14,22 @@ import {
   MAX_FINISHED,
   MAX_PAGE_SIZE,
   mustBe,
-  mustBeObject,
   nonEmptyText,
+  oneOf,
   plainObject,
+  record,
   text,
   textOrNull,
 } from './common.ts';
 
 export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
-export const TaskStatusSchema = z.enum(TASK_STATUSES, { error: mustBe(`one of ${TASK_STATUSES.join(', ')}`) });
+export const TaskStatusSchema = oneOf(TASK_STATUSES);
 export type TaskStatus = z.output<typeof TaskStatusSchema>;
 
 /** How big the work looked when the task was created (for outcome metrics). */
 export const TASK_COMPLEXITIES = ['simple', 'moderate', 'complex'] as const;
 export type TaskComplexity = (typeof TASK_COMPLEXITIES)[number];
-const complexity = z
-  .enum(TASK_COMPLEXITIES, { error: mustBe(`one of ${TASK_COMPLEXITIES.join(', ')} or null`) })
+const complexity = oneOf(TASK_COMPLEXITIES, `${TASK_COMPLEXITIES.join(', ')} or null`)
   .nullish()
   .transform((v) => v ?? null);
 
@@ -43,7 +43,7 @@ export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
  */
 export const TaskAssessmentSchema = z.object(
   {
-    outcome: z.enum(TASK_OUTCOMES, { error: mustBe(`one of ${TASK_OUTCOMES.join(', ')}`) }),
+    outcome: oneOf(TASK_OUTCOMES),
     /** 0..1: how confident the agent is that the outcome is what it says. */
     confidence: z
       .number({ error: mustBe('a number from 0 to 1 or null') })
@@ -71,16 +71,13 @@ const assessmentColumn = TaskAssessmentSchema.nullish().transform((a) => (a == n
 const metadataColumn = plainObject('an object or null').nullish().transform(jsonText);
 
 /** A new task as a caller gives it, and as a store writes it (JSON columns as text, absent fields null). */
-export const NewTaskSchema = z.object(
-  {
-    text: nonEmptyText,
-    priority: integer(),
-    type: textOrNull.optional().transform((v) => v ?? null),
-    metadata: metadataColumn,
-    estimatedComplexity: complexity,
-  },
-  { error: mustBeObject('task') },
-);
+export const NewTaskSchema = record('task', {
+  text: nonEmptyText,
+  priority: integer(),
+  type: textOrNull.optional().transform((v) => v ?? null),
+  metadata: metadataColumn,
+  estimatedComplexity: complexity,
+});
 export type NewTask = z.input<typeof NewTaskSchema>;
 
 /** A new task checked, as its row's fields; the store adds the id, times, status and version. */
@@ -154,18 +151,15 @@ export function decodeCursor(cursor: unknown): Cursor {
 }
 
 /** A task list filter as a caller gives it; an empty status list means no status filter, like an absent one. */
-export const TaskFilterSchema = z.object(
-  {
-    status: statusList.optional(),
-    assignedTo: text.optional(),
-    type: text.optional(),
-    /** 1..500, default 50. */
-    limit: integer(1, MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
-    /** Opaque cursor from a previous page's `nextCursor` (checked by {@link decodeCursor}, which words its own refusal). */
-    cursor: z.custom<string>().optional(),
-  },
-  { error: mustBeObject('filter') },
-);
+export const TaskFilterSchema = record('filter', {
+  status: statusList.optional(),
+  assignedTo: text.optional(),
+  type: text.optional(),
+  /** 1..500, default 50. */
+  limit: integer(1, MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
+  /** Opaque cursor from a previous page's `nextCursor` (checked by {@link decodeCursor}, which words its own refusal). */
+  cursor: z.custom<string>().optional(),
+});
 export type TaskFilter = z.input<typeof TaskFilterSchema>;
 
 /** A checked filter: statuses without repeats, the limit filled in, the cursor decoded. */
@@ -181,17 +175,14 @@ export function checkTaskFilter(filter: unknown) {
 }
 
 /** Finished (completed or failed) tasks for outcome metrics. */
-export const FinishedQuerySchema = z.object(
-  {
-    /** Only tasks finished at or after this ISO time. */
-    since: isoTime,
-    /** Only tasks of this type (null: any). */
-    type: text.optional().transform((v) => v ?? null),
-    /** At most this many, newest first (1..10 000, default 10 000). */
-    limit: integer(1, MAX_FINISHED).default(MAX_FINISHED),
-  },
-  { error: mustBeObject('query') },
-);
+export const FinishedQuerySchema = record('query', {
+  /** Only tasks finished at or after this ISO time. */
+  since: isoTime,
+  /** Only tasks of this type (null: any). */
+  type: text.optional().transform((v) => v ?? null),
+  /** At most this many, newest first (1..10 000, default 10 000). */
+  limit: integer(1, MAX_FINISHED).default(MAX_FINISHED),
+});
 export type FinishedQuery = z.input<typeof FinishedQuerySchema>;
 
 export function checkFinishedQuery(query: unknown): z.output<typeof FinishedQuerySchema> {

@@ -1,6 +1,6 @@
 // API tokens as Zod schemas: a token's name and hash (never the secret) and a new token as a caller gives it.
 import { z } from 'zod';
-import { check, describe, isoTime, mustBe, mustBeObject, nonEmptyText } from './common.ts';
+import { check, describe, isoTime, mustBe, nonEmptyText, record } from './common.ts';
 
 /** What a token name may look like: 1..64 characters from `A-Z a-z 0-9 _ . -` (case-sensitive). */
 export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -23,18 +23,15 @@ export const TokenHashSchema = z
   .regex(SHA256_HEX);
 
 /** A new token as a caller gives it; `expiresAt` is kept canonical, null when it never expires. */
-export const NewTokenSchema = z.object(
-  {
-    name: TokenNameSchema,
-    /** Lowercase hex SHA-256 of the token (64 characters); see `hashToken` in src/policy/tokens.ts. */
-    hash: TokenHashSchema,
-    /** Roles the token grants, as given at creation. */
-    roles: z.array(nonEmptyText, { error: mustBe('an array of strings') }),
-    /** When the token stops being accepted (exclusive); null: never. */
-    expiresAt: isoTime.nullish().transform((v) => v ?? null),
-  },
-  { error: mustBeObject('token') },
-);
+export const NewTokenSchema = record('token', {
+  name: TokenNameSchema,
+  /** Lowercase hex SHA-256 of the token (64 characters); see `hashToken` in src/policy/tokens.ts. */
+  hash: TokenHashSchema,
+  /** Roles the token grants, as given at creation. */
+  roles: z.array(nonEmptyText, { error: mustBe('an array of strings') }),
+  /** When the token stops being accepted (exclusive); null: never. */
+  expiresAt: isoTime.nullish().transform((v) => v ?? null),
+});
 export type NewToken = z.input<typeof NewTokenSchema>;
 
 export function checkNewToken(token: unknown): z.output<typeof NewTokenSchema> {
