@@ -4,29 +4,31 @@ import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
+import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
+import type { HookQuery, NewHookRun } from './records/hooks.ts';
+import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
+import type {
+  FinishedQuery,
+  NewTask,
+  TaskAssessment,
+  TaskComplexity,
+  TaskFilter,
+  TaskStatus,
+} from './records/tasks.ts';
+import type { NewToken } from './records/tokens.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
 
-export const TASK_STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'] as const;
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-
-/** How big the work looked when the task was created (for outcome metrics). */
-export const TASK_COMPLEXITIES = ['simple', 'moderate', 'complex'] as const;
-export type TaskComplexity = (typeof TASK_COMPLEXITIES)[number];
-
-/** How the work turned out, in the words of whoever completed it. */
-export const TASK_OUTCOMES = ['success', 'partial', 'failure'] as const;
-export type TaskOutcome = (typeof TASK_OUTCOMES)[number];
-
-/** The self-assessment `task.complete` records: the outcome, how sure the agent is, and what it touched. */
-export interface TaskAssessment {
-  outcome: TaskOutcome;
-  /** 0..1: how confident the agent is that the outcome is what it says. */
-  confidence: number | null;
-  filesModified: string[];
-  testsAdded: number | null;
-  notes: string | null;
-}
+export type {
+  FinishedQuery,
+  NewTask,
+  TaskAssessment,
+  TaskComplexity,
+  TaskFilter,
+  TaskOutcome,
+  TaskStatus,
+} from './records/tasks.ts';
+export { TASK_COMPLEXITIES, TASK_OUTCOMES, TASK_STATUSES } from './records/tasks.ts';
 
 export interface Task {
   id: string;
@@ -50,14 +52,6 @@ export interface Task {
   version: number;
 }
 
-export interface NewTask {
-  text: string;
-  priority: number;
-  type?: string | null;
-  metadata?: Record<string, unknown> | null;
-  estimatedComplexity?: TaskComplexity | null;
-}
-
 export type TaskPatch = Partial<
   Pick<
     Task,
@@ -74,26 +68,6 @@ export type TaskPatch = Partial<
     | 'assessment'
   >
 >;
-
-/** Finished (completed or failed) tasks for outcome metrics. */
-export interface FinishedQuery {
-  /** Only tasks finished at or after this ISO time. */
-  since: string;
-  /** Only tasks of this type. */
-  type?: string;
-  /** At most this many, newest first (1..10 000, default 10 000). */
-  limit?: number;
-}
-
-export interface TaskFilter {
-  status?: TaskStatus[];
-  assignedTo?: string;
-  type?: string;
-  /** 1..500, default 50. */
-  limit?: number;
-  /** Opaque cursor from a previous page's `nextCursor`. */
-  cursor?: string;
-}
 
 export interface TaskPage {
   tasks: Task[];
@@ -165,8 +139,8 @@ export interface EventLog {
 
 // --- tokens --------------------------------------------------------------------------------------------------------
 
-/** What a token name may look like: 1..64 characters from `A-Z a-z 0-9 _ . -` (case-sensitive). */
-export const TOKEN_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export type { NewToken } from './records/tokens.ts';
+export { TOKEN_NAME_PATTERN } from './records/tokens.ts';
 
 /**
  * A bearer token as stored: never the secret itself, only its SHA-256. Times are canonical UTC ISO strings
@@ -184,13 +158,6 @@ export interface TokenRecord {
   expiresAt: string | null;
   /** Last successful use, as recorded by {@link TokenStore.touch}; null: never used. */
   lastUsedAt: string | null;
-}
-
-export interface NewToken {
-  name: string;
-  hash: string;
-  roles: string[];
-  expiresAt: string | null;
 }
 
 /**
@@ -228,55 +195,14 @@ export interface TokenStore {
 
 // --- audit -------------------------------------------------------------------------------------------------------
 
-export const AUDIT_OUTCOMES = ['ok', 'error'] as const;
-export type AuditOutcome = (typeof AUDIT_OUTCOMES)[number];
+export type { AuditOutcome, AuditQuery, NewAuditRecord } from './records/audit.ts';
+export { AUDIT_DEFAULT_LIMIT, AUDIT_MAX_LIMIT, AUDIT_OUTCOMES } from './records/audit.ts';
 
-/** Page size of an audit query when none is given, and the largest a caller may ask for. */
-export const AUDIT_DEFAULT_LIMIT = 100;
-export const AUDIT_MAX_LIMIT = 10_000;
-
-/** One call, as the audit log keeps it. */
-export interface AuditRecord {
+/** One call, as the audit log keeps it: the checked record (`records/audit.ts`) and its `seq`. */
+export type AuditRecord = NewAuditRecord & {
   /** Assigned by the log on append: increasing, never reused (not even after prune). */
   seq: number;
-  /** When the call started, canonical UTC ISO. */
-  at: string;
-  /** Principal id (token name, `local`, …). */
-  principal: string;
-  /** How the call arrived: a `TransportKind` (stdio, http, rest, cli, internal). */
-  transport: string;
-  /** Capability name as asked for (also when it turned out unknown). */
-  capability: string;
-  /**
-   * The call input as already-redacted JSON text, capped by the caller (`redactedJson` in src/observe/redact.ts).
-   * Stored verbatim; a capped value is not valid JSON, so readers must not assume it parses.
-   */
-  input: string;
-  outcome: AuditOutcome;
-  /** Error code from the error table when outcome is 'error' (required then); null when 'ok'. */
-  errorCode: string | null;
-  /** Error message when outcome is 'error' (may be null); null when 'ok'. */
-  errorMessage: string | null;
-  /** Wall time of the call in milliseconds (fractions allowed), ≥ 0. */
-  durationMs: number;
-  requestId: string;
-}
-
-export type NewAuditRecord = Omit<AuditRecord, 'seq'>;
-
-export interface AuditQuery {
-  /** Only records at or after this ISO time (inclusive). */
-  since?: string;
-  /** Only records before this ISO time (exclusive). */
-  until?: string;
-  /** Exact capability name. */
-  capability?: string;
-  /** Exact principal id. */
-  principal?: string;
-  outcome?: AuditOutcome;
-  /** 1..{@link AUDIT_MAX_LIMIT}, default {@link AUDIT_DEFAULT_LIMIT}. */
-  limit?: number;
-}
+};
 
 /**
  * The audit log: one record per call, append-only — there is no way to change a record, only to drop old ones
@@ -335,63 +261,17 @@ export interface DocumentStore {
   list<T = unknown>(namespace: string): Promise<StoredDocument<T>[]>;
 }
 
-export const DOCUMENT_MAX_BYTES = 4 * 1024 * 1024;
-
-/** Validate a document's namespace and key (shared by every implementation so they refuse alike). */
-export function checkDocumentId(namespace: unknown, key: unknown): void {
-  for (const [field, v] of [
-    ['namespace', namespace],
-    ['key', key],
-  ] as const) {
-    if (typeof v !== 'string' || v.length < 1 || v.length > 200)
-      throw new SwitchboardError('INVALID_INPUT', `document ${field}: expected a string of 1-200 characters.`, {
-        field,
-      });
-  }
-}
-
-/** Serialise a document value, refusing what JSON cannot hold faithfully or what is too large. */
-export function documentJson(value: unknown): string {
-  let text: string | undefined;
-  try {
-    text = JSON.stringify(value);
-  } catch (err) {
-    throw new SwitchboardError(
-      'INVALID_INPUT',
-      `document value: not serialisable as JSON (${(err as Error).message}).`,
-    );
-  }
-  if (text === undefined)
-    throw new SwitchboardError('INVALID_INPUT', 'document value: expected a JSON value, got undefined or a function.');
-  if (Buffer.byteLength(text) > DOCUMENT_MAX_BYTES)
-    throw new SwitchboardError(
-      'INVALID_INPUT',
-      `document value: ${Buffer.byteLength(text)} bytes as JSON, more than the ${DOCUMENT_MAX_BYTES} allowed.`,
-    );
-  return text;
-}
+export { checkDocumentId, DOCUMENT_MAX_BYTES, documentJson } from './records/documents.ts';
 
 // --- plugin hook runs --------------------------------------------------------------------------------------------
 
+export type { NewHookRun } from './records/hooks.ts';
+
 /** One run of a plugin hook in one directory, kept for task outcome metrics and diagnostics. */
-export interface HookRun {
+export type HookRun = NewHookRun & {
   /** Assigned by the store on record: increasing. */
   seq: number;
-  plugin: string;
-  hook: string;
-  /** Directory the hook ran in, relative to the project root (`.` for the root). */
-  directory: string;
-  /** Passed (exit 0), or skipped because nothing changed since its last success (`cached`). */
-  ok: boolean;
-  cached: boolean;
-  /** Exit code; 124 for a timeout; null when it was cached. */
-  exitCode: number | null;
-  durationMs: number;
-  /** When the run finished, canonical UTC ISO. */
-  at: string;
-}
-
-export type NewHookRun = Omit<HookRun, 'seq'>;
+};
 
 /**
  * Plugin hook state: the run record (what passed and failed, when) and the `if_changed` fingerprints of the last
@@ -400,7 +280,7 @@ export type NewHookRun = Omit<HookRun, 'seq'>;
 export interface HookStore {
   record(run: NewHookRun): Promise<HookRun>;
   /** Runs with `at` in [since, until), oldest first, at most `limit` (1..10 000, default 10 000). */
-  runs(query: { since: string; until?: string; limit?: number }): Promise<HookRun[]>;
+  runs(query: HookQuery): Promise<HookRun[]>;
   /**
    * The mark stored under `key`, if any: the `if_changed` fingerprint of a hook in a directory, or another small
    * per-key value of the plugin layer (the consecutive stop blocks of an agent session).
@@ -414,18 +294,15 @@ export interface HookStore {
 
 // --- script runs -------------------------------------------------------------------------------------------------
 
-export const SCRIPT_RUN_STATUSES = ['running', 'finished'] as const;
-export type ScriptRunStatus = (typeof SCRIPT_RUN_STATUSES)[number];
-
-/** What a run id may look like: 1..64 characters from `A-Z a-z 0-9 _ -`. */
-export const SCRIPT_RUN_ID_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
+export type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
+export { SCRIPT_RUN_ID_PATTERN, SCRIPT_RUN_STATUSES } from './records/script-runs.ts';
 
 /**
  * One script run (a stack of script frames driven by one client). Its journal is an ordered list of JSON entries
  * (the executor's inputs and each auto step's result) from which a restarted hub rebuilds the run.
  */
 export interface ScriptRun {
-  /** {@link SCRIPT_RUN_ID_PATTERN}; handed to the client as `run_id`. */
+  /** `SCRIPT_RUN_ID_PATTERN`; handed to the client as `run_id`. */
   id: string;
   /** Which client drives it (`stdio`, `session:<id>`, `run:<id>`); changes when another client adopts the run. */
   clientKey: string;
@@ -439,21 +316,6 @@ export interface ScriptRun {
   updatedAt: string;
   /** How many journal entries it has. */
   entries: number;
-}
-
-export interface NewScriptRun {
-  id: string;
-  clientKey: string;
-  principal: string;
-  name: string;
-}
-
-export interface ScriptRunFilter {
-  principal?: string;
-  clientKey?: string;
-  status?: ScriptRunStatus;
-  /** 1..500, default 50. */
-  limit?: number;
 }
 
 /**

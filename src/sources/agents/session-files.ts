@@ -28,7 +28,8 @@ import {
   sessionRunning,
   sessionTaken,
 } from '../../store/contract.ts';
-import { checkString, checkTtl, sessionMetaJson, transcriptLines } from '../../store/validate.ts';
+import { checkTtl, sessionMetaJson, transcriptLines } from '../../store/records/agent-sessions.ts';
+import { checkNonEmpty } from '../../store/records/common.ts';
 import type { ProviderName } from './definitions.ts';
 import { sessionNameProblem } from './session-name.ts';
 
@@ -307,7 +308,7 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
    */
   async lock(name: string, owner: string, ttlMs: number): Promise<void> {
     checkSessionName(name);
-    checkString(owner, 'owner', { nonEmpty: true });
+    checkNonEmpty(owner, 'owner');
     checkTtl(ttlMs); // refused alike everywhere, though a file lock lives as long as its process
     mkdirSync(this.dir, { recursive: true });
     const path = this.lockPath(name);

@@ -3,7 +3,8 @@
 import type { Redis } from 'ioredis';
 import { AuditBatch, type AuditBatchData, decodeSegment, recordLines } from '../audit-segment.ts';
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
-import { auditMatches, checkAuditQuery, checkIso, describe, invalid, newestFirst, validAudit } from '../validate.ts';
+import { auditMatches, checkAuditQuery, newestFirst, validAudit } from '../records/audit.ts';
+import { checkIso, describe, invalid } from '../records/common.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface AuditScripts {

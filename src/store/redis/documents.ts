@@ -1,7 +1,8 @@
 // Documents on Redis: one hash per namespace (`doc:<namespace>`), each value 'updatedAt<TAB>json'; single-key
 // writes, so no scripts.
 import type { Redis } from 'ioredis';
-import { checkDocumentId, type DocumentStore, documentJson, type StoredDocument } from '../contract.ts';
+import type { DocumentStore, StoredDocument } from '../contract.ts';
+import { checkDocumentId, documentJson } from '../records/documents.ts';
 import type { Io } from './scripts.ts';
 
 export class RedisDocuments implements DocumentStore {

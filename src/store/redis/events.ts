@@ -2,7 +2,8 @@
 import type { Redis } from 'ioredis';
 import type { BusEvent } from '../../core/context.ts';
 import type { EventLog, StoredEvent } from '../contract.ts';
-import { checkInt, describe, invalid, toJson } from '../validate.ts';
+import { checkInt } from '../records/common.ts';
+import { eventRow } from '../records/instances.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface EventScripts {
@@ -28,11 +29,7 @@ export class RedisEvents implements EventLog {
   }
 
   async appendMany(events: readonly BusEvent[]): Promise<void> {
-    const rows = events.map((event) => {
-      if (!event || typeof event !== 'object' || typeof event.type !== 'string')
-        invalid(`event must be an object with a string type, got ${describe(event)}.`);
-      return toJson(event, 'event') as string;
-    });
+    const rows = events.map((event) => eventRow(event)[1]);
     if (rows.length === 0) return;
     await this.io(() => this.r.sbEventsAppend(`${this.P}events:seq`, `${this.P}events`, ...rows));
   }

@@ -2,7 +2,8 @@
 // the padded seq in the member), numbered by a counter (`hooks:seq`), and the hooks' fingerprints (`hooks:prints`).
 import type { Redis } from 'ioredis';
 import type { HookRun, HookStore, NewHookRun } from '../contract.ts';
-import { checkHookQuery, checkHookRun, checkIso, checkString } from '../validate.ts';
+import { checkIso, checkNonEmpty } from '../records/common.ts';
+import { checkHookQuery, checkHookRun } from '../records/hooks.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface HookScripts {
@@ -58,15 +59,15 @@ export class RedisHooks implements HookStore {
   }
 
   async fingerprint(key: string): Promise<string | undefined> {
-    const k = checkString(key, 'key', { nonEmpty: true }) as string;
+    const k = checkNonEmpty(key, 'key');
     return (await this.io(() => this.r.hget(this.k.prints, k))) ?? undefined;
   }
 
   async setFingerprint(key: string, fingerprint: string | null): Promise<void> {
-    checkString(key, 'key', { nonEmpty: true });
+    checkNonEmpty(key, 'key');
     if (fingerprint === null) await this.io(() => this.r.hdel(this.k.prints, key));
     else {
-      const f = checkString(fingerprint, 'fingerprint', { nonEmpty: true }) as string;
+      const f = checkNonEmpty(fingerprint, 'fingerprint');
       await this.io(() => this.r.hset(this.k.prints, key, f));
     }
   }

@@ -16,7 +16,7 @@ import type {
   TaskStore,
   TokenStore,
 } from '../contract.ts';
-import { describe, invalid } from '../validate.ts';
+import { describe, invalid } from '../records/common.ts';
 import { AUDIT_SCRIPTS, type AuditScripts, RedisAudit } from './audit.ts';
 import { newRedisClient, RedisGuard, unavailable } from './connection.ts';
 import { RedisDocuments } from './documents.ts';

@@ -2,7 +2,8 @@
 // written together by Lua scripts so an expired instance is handed to exactly one caller.
 import type { Redis } from 'ioredis';
 import type { Instance, InstanceStore } from '../contract.ts';
-import { checkInt, checkString, describe, invalid } from '../validate.ts';
+import { check } from '../records/common.ts';
+import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface InstanceScripts {
@@ -44,10 +45,7 @@ export class RedisInstances implements InstanceStore {
   }
 
   async register(id: string, roles: string[], ttlMs: number): Promise<Instance> {
-    checkString(id, 'id', { nonEmpty: true });
-    if (!Array.isArray(roles)) invalid(`roles must be an array of strings, got ${describe(roles)}.`);
-    for (const [i, r] of roles.entries()) checkString(r, `roles[${i}]`);
-    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    const { ttlMs: ttl } = checkRegistration(id, roles, ttlMs);
     const nowMs = Date.now();
     const reply = await this.io(() =>
       this.r.sbInstanceRegister(
@@ -64,7 +62,7 @@ export class RedisInstances implements InstanceStore {
   }
 
   async heartbeat(id: string, ttlMs: number): Promise<Instance | undefined> {
-    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    const ttl = check(leaseMs, ttlMs, 'ttlMs');
     if (typeof id !== 'string') return undefined;
     const nowMs = Date.now();
     const reply = await this.io(() =>
@@ -102,8 +100,7 @@ export class RedisInstances implements InstanceStore {
   }
 
   async expire(now: number): Promise<string[]> {
-    if (typeof now !== 'number' || !Number.isFinite(now))
-      invalid(`now must be epoch milliseconds, got ${describe(now)}.`);
+    check(epochMs, now, 'now');
     const ids = await this.io(() => this.r.sbInstanceExpire(this.expiry, this.P, String(now)));
     return [...ids].sort();
   }

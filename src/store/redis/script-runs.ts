@@ -3,7 +3,8 @@
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewScriptRun, ScriptRun, ScriptRunFilter, ScriptRunStatus, ScriptRunStore } from '../contract.ts';
-import { checkIso, checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../records/script-runs.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface ScriptRunScripts {

@@ -14,7 +14,8 @@ import {
   sessionRunning,
   sessionTaken,
 } from '../contract.ts';
-import { checkSessionName, checkString, checkTtl, sessionMetaJson, transcriptLines } from '../validate.ts';
+import { checkSessionName, checkTtl, sessionMetaJson, transcriptLines } from '../records/agent-sessions.ts';
+import { checkNonEmpty } from '../records/common.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface SessionScripts {
@@ -104,7 +105,7 @@ export class RedisAgentSessions implements AgentSessionStore {
 
   async put(meta: AgentSessionRecord, opts: { holder?: string; release?: boolean } = {}): Promise<void> {
     const { name, json } = sessionMetaJson(meta);
-    const holder = opts.holder === undefined ? '' : (checkString(opts.holder, 'holder', { nonEmpty: true }) as string);
+    const holder = opts.holder === undefined ? '' : checkNonEmpty(opts.holder, 'holder');
     const k = this.keys(name);
     const ok = await this.io(() => this.r.sbSessionPut(k.meta, k.turn, json, holder, opts.release ? '1' : ''));
     if (ok === -1) throw sessionMissing(name);
@@ -114,7 +115,7 @@ export class RedisAgentSessions implements AgentSessionStore {
   async append(name: string, events: readonly AgentTranscriptEvent[], opts: { holder?: string } = {}): Promise<void> {
     const k = this.keys(name);
     const lines = transcriptLines(events);
-    const holder = opts.holder === undefined ? '' : (checkString(opts.holder, 'holder', { nonEmpty: true }) as string);
+    const holder = opts.holder === undefined ? '' : checkNonEmpty(opts.holder, 'holder');
     const ok = await this.io(() => this.r.sbSessionAppend(k.meta, k.log, k.turn, holder, ...lines));
     if (ok === -1) throw sessionMissing(name);
     if (ok === 0) throw sessionLockLost(name, `instance ${holder}`);
@@ -142,7 +143,7 @@ export class RedisAgentSessions implements AgentSessionStore {
 
   async lock(name: string, owner: string, ttlMs: number): Promise<void> {
     const k = this.keys(name);
-    checkString(owner, 'owner', { nonEmpty: true });
+    checkNonEmpty(owner, 'owner');
     const ttl = checkTtl(ttlMs);
     const [ok] = await this.io(() => this.r.sbSessionLock(k.turn, owner, String(ttl)));
     if (ok !== 1) throw sessionBusy(name);

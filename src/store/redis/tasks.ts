@@ -14,24 +14,16 @@ import type {
   TaskUpdateResult,
 } from '../contract.ts';
 import { checkClaim, claimId, type IdempotencyClaim, idempotencyRecord, type Once, replay } from '../idempotency.ts';
+import { checkString } from '../records/common.ts';
 import {
-  checkAssessment,
-  checkComplexity,
   checkFinishedQuery,
-  checkInt,
-  checkMetadata,
-  checkStatus,
+  checkNewTask,
   checkStatuses,
-  checkString,
-  DEFAULT_PAGE_SIZE,
-  decodeCursor,
-  describe,
+  checkTaskFilter,
+  checkTaskPatch,
   encodeCursor,
-  invalid,
-  MAX_PAGE_SIZE,
   newTaskId,
-  toJson,
-} from '../validate.ts';
+} from '../records/tasks.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface TaskScripts {
@@ -93,21 +85,6 @@ function toTask(h: Record<string, string>): Task {
   };
 }
 
-/** Patch field → the stored text (null clears the field), checked like the SQLite store checks its columns. */
-const PATCH_FIELDS: { [K in keyof Required<TaskPatch>]: (v: unknown) => string | null } = {
-  text: (v) => checkString(v, 'text', { nonEmpty: true }),
-  priority: (v) => String(checkInt(v, 'priority')),
-  status: (v) => checkStatus(v, 'status'),
-  type: (v) => checkString(v, 'type', { nullable: true }),
-  metadata: (v) => checkMetadata(v),
-  assignedTo: (v) => checkString(v, 'assignedTo', { nullable: true }),
-  result: (v) => toJson(v, 'result'),
-  error: (v) => checkString(v, 'error', { nullable: true }),
-  completedAt: (v) => checkString(v, 'completedAt', { nullable: true }),
-  estimatedComplexity: (v) => checkComplexity(v),
-  assessment: (v) => checkAssessment(v),
-};
-
 export class RedisTasks implements TaskStore {
   constructor(
     private readonly r: Client,
@@ -140,12 +117,7 @@ export class RedisTasks implements TaskStore {
 
   /** A checked new task: its key, its hash as field/value pairs (null fields left out), and the task itself. */
   private newTask(task: NewTask): { key: string; args: string[]; task: Task } {
-    if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
-    const text = checkString(task.text, 'text', { nonEmpty: true })!;
-    const priority = checkInt(task.priority, 'priority');
-    const type = task.type === undefined ? null : checkString(task.type, 'type', { nullable: true });
-    const metadata = checkMetadata(task.metadata);
-    const estimatedComplexity = checkComplexity(task.estimatedComplexity);
+    const { text, priority, type, metadata, estimatedComplexity } = checkNewTask(task);
     const { id, time } = newTaskId();
     const at = new Date(time).toISOString();
     const fields: Record<string, string | null> = {
@@ -176,12 +148,7 @@ export class RedisTasks implements TaskStore {
   }
 
   async list(filter: TaskFilter = {}): Promise<TaskPage> {
-    if (typeof filter !== 'object' || filter === null) invalid(`filter must be an object, got ${describe(filter)}.`);
-    const statuses = filter.status === undefined ? [] : checkStatuses(filter.status, 'status');
-    const assignedTo = filter.assignedTo === undefined ? undefined : checkString(filter.assignedTo, 'assignedTo')!;
-    const type = filter.type === undefined ? undefined : checkString(filter.type, 'type')!;
-    const limit = filter.limit === undefined ? DEFAULT_PAGE_SIZE : checkInt(filter.limit, 'limit', 1, MAX_PAGE_SIZE);
-    const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+    const { statuses, assignedTo, type, limit, after } = checkTaskFilter(filter);
     // Walk the narrowest index in list order from the cursor; the other filters apply to what it yields.
     const index =
       assignedTo !== undefined
@@ -224,23 +191,16 @@ export class RedisTasks implements TaskStore {
 
   async update(id: string, patch: TaskPatch, opts: { from?: readonly TaskStatus[] } = {}): Promise<TaskUpdateResult> {
     if (typeof id !== 'string') return { ok: false, reason: 'not_found' };
-    if (!patch || typeof patch !== 'object') invalid(`patch must be an object, got ${describe(patch)}.`);
-    // Validate every field before the script: a bad field must not leave a half-applied change.
+    // Every field is checked before the script: a bad field must not leave a half-applied change.
+    const checked = checkTaskPatch(patch);
     const set: string[] = [];
     const clear: string[] = [];
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      const field = Object.hasOwn(PATCH_FIELDS, key) ? PATCH_FIELDS[key as keyof TaskPatch] : undefined;
-      if (!field)
-        invalid(
-          `'${key}' is not a task field that can be changed; use one of ${Object.keys(PATCH_FIELDS).join(', ')}.`,
-        );
-      const text = field(value);
-      if (text === null) clear.push(key);
-      else set.push(key, text);
+    for (const [key, value] of Object.entries(checked)) {
+      if (value === null) clear.push(key);
+      else set.push(key, String(value));
     }
     const from = opts.from === undefined ? undefined : checkStatuses(opts.from, 'from');
-    if (patch.priority !== undefined) set.push('ord', orderKey(patch.priority, id));
+    if (checked.priority !== undefined) set.push('ord', orderKey(checked.priority, id));
     const reply = await this.io(() =>
       this.r.sbTaskUpdate(
         `${this.P}task:${id}`,

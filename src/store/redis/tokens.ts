@@ -3,7 +3,8 @@
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewToken, TokenRecord, TokenStore } from '../contract.ts';
-import { checkHash, checkIso, checkString, checkTokenName, describe, invalid } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkHash, checkNewToken, checkTokenName } from '../records/tokens.ts';
 import type { Io, ScriptDef } from './scripts.ts';
 
 export interface TokenScripts {
@@ -57,14 +58,8 @@ export class RedisTokens implements TokenStore {
   }
 
   async create(token: NewToken): Promise<TokenRecord> {
-    if (!token || typeof token !== 'object') invalid(`token must be an object, got ${describe(token)}.`);
-    const name = checkTokenName(token.name);
-    const hash = checkHash(token.hash);
-    if (!Array.isArray(token.roles)) invalid(`roles must be an array of strings, got ${describe(token.roles)}.`);
-    for (const [i, r] of token.roles.entries()) checkString(r, `roles[${i}]`, { nonEmpty: true });
-    const expiresAt =
-      token.expiresAt === undefined || token.expiresAt === null ? null : checkIso(token.expiresAt, 'expiresAt');
-    const rec: TokenJson = { name, hash, roles: [...token.roles], createdAt: new Date().toISOString(), expiresAt };
+    const { name, hash, roles, expiresAt } = checkNewToken(token);
+    const rec: TokenJson = { name, hash, roles, createdAt: new Date().toISOString(), expiresAt };
     const json = JSON.stringify(rec);
     const res = await this.io(() => this.r.sbTokenCreate(this.k.all, this.k.byHash, this.k.version, name, hash, json));
     if (res === 'name')

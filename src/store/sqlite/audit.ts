@@ -11,7 +11,8 @@ import {
   timesBlob,
 } from '../audit-segment.ts';
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
-import { auditMatches, checkAuditQuery, checkIso, describe, invalid, newestFirst, validAudit } from '../validate.ts';
+import { auditMatches, checkAuditQuery, newestFirst, validAudit } from '../records/audit.ts';
+import { checkIso, describe, invalid } from '../records/common.ts';
 import { SqliteAuditSink } from './audit-sink.ts';
 import type { Db, Statement } from './connection.ts';
 

@@ -1,5 +1,6 @@
 // Small JSON documents by namespace and key in the SQLite store.
-import { checkDocumentId, type DocumentStore, documentJson, type StoredDocument } from '../contract.ts';
+import type { DocumentStore, StoredDocument } from '../contract.ts';
+import { checkDocumentId, documentJson } from '../records/documents.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface DocumentRow {

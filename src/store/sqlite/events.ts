@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { BusEvent } from '../../core/context.ts';
 import type { EventLog, StoredEvent } from '../contract.ts';
-import { checkInt, describe, invalid, toJson } from '../validate.ts';
+import { checkInt } from '../records/common.ts';
+import { eventRow } from '../records/instances.ts';
 import type { Db, Statement } from './connection.ts';
 
 export class SqliteEvents implements EventLog {
@@ -36,11 +37,7 @@ export class SqliteEvents implements EventLog {
   /** Append several events in one transaction (one fsync-free commit instead of one per event). */
   async appendMany(events: readonly BusEvent[]): Promise<void> {
     this.live();
-    const rows = events.map((event) => {
-      if (!event || typeof event !== 'object' || typeof event.type !== 'string')
-        invalid(`event must be an object with a string type, got ${describe(event)}.`);
-      return [event.type, toJson(event, 'event')] as const;
-    });
+    const rows = events.map(eventRow);
     if (rows.length === 1) this.insert.run(rows[0][0], rows[0][1]);
     else if (rows.length > 1) this.insertAll.immediate(rows);
   }

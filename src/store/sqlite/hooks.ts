@@ -1,6 +1,7 @@
 // Plugin hook runs and the if_changed fingerprints of their last successes in the SQLite store.
 import type { HookRun, HookStore, NewHookRun } from '../contract.ts';
-import { checkHookQuery, checkHookRun, checkIso, checkString } from '../validate.ts';
+import { checkIso, checkNonEmpty } from '../records/common.ts';
+import { checkHookQuery, checkHookRun } from '../records/hooks.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface HookRunRow {
@@ -79,14 +80,14 @@ export class SqliteHooks implements HookStore {
 
   async fingerprint(key: string): Promise<string | undefined> {
     this.live();
-    return (this.getPrint.get(checkString(key, 'key', { nonEmpty: true })) as string | undefined) ?? undefined;
+    return (this.getPrint.get(checkNonEmpty(key, 'key')) as string | undefined) ?? undefined;
   }
 
   async setFingerprint(key: string, fingerprint: string | null): Promise<void> {
     this.live();
-    checkString(key, 'key', { nonEmpty: true });
+    checkNonEmpty(key, 'key');
     if (fingerprint === null) this.dropPrint.run(key);
-    else this.putPrint.run(key, checkString(fingerprint, 'fingerprint', { nonEmpty: true }));
+    else this.putPrint.run(key, checkNonEmpty(fingerprint, 'fingerprint'));
   }
 
   async prune(before: string): Promise<number> {

@@ -25,7 +25,8 @@ import { SqliteScriptRuns } from './script-runs.ts';
 import { SqliteTasks } from './tasks.ts';
 import { SqliteTokens } from './tokens.ts';
 
-export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, newTaskId } from '../validate.ts';
+export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../records/common.ts';
+export { newTaskId } from '../records/tasks.ts';
 export { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 
 /**

@@ -1,6 +1,7 @@
 // Hub instances and their leases in the SQLite store.
 import type { Instance, InstanceStore } from '../contract.ts';
-import { checkInt, checkString, describe, invalid } from '../validate.ts';
+import { check } from '../records/common.ts';
+import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface InstanceRow {
@@ -56,10 +57,7 @@ export class SqliteInstances implements InstanceStore {
 
   async register(id: string, roles: string[], ttlMs: number): Promise<Instance> {
     this.live();
-    checkString(id, 'id', { nonEmpty: true });
-    if (!Array.isArray(roles)) invalid(`roles must be an array of strings, got ${describe(roles)}.`);
-    for (const [i, r] of roles.entries()) checkString(r, `roles[${i}]`);
-    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    const { ttlMs: ttl } = checkRegistration(id, roles, ttlMs);
     const nowMs = Date.now();
     const row = this.upsert.get({
       id,
@@ -73,7 +71,7 @@ export class SqliteInstances implements InstanceStore {
 
   async heartbeat(id: string, ttlMs: number): Promise<Instance | undefined> {
     this.live();
-    const ttl = checkInt(ttlMs, 'ttlMs', 1);
+    const ttl = check(leaseMs, ttlMs, 'ttlMs');
     if (typeof id !== 'string') return undefined;
     const nowMs = Date.now();
     const row = this.touch.get({ id, now: new Date(nowMs).toISOString(), nowMs, expiresAt: nowMs + ttl }) as
@@ -96,8 +94,7 @@ export class SqliteInstances implements InstanceStore {
 
   async expire(now: number): Promise<string[]> {
     this.live();
-    if (typeof now !== 'number' || !Number.isFinite(now))
-      invalid(`now must be epoch milliseconds, got ${describe(now)}.`);
+    check(epochMs, now, 'now');
     return (this.purge.all(now) as { id: string }[]).map((r) => r.id).sort();
   }
 }

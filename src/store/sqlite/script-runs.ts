@@ -2,7 +2,8 @@
 import type Database from 'better-sqlite3';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewScriptRun, ScriptRun, ScriptRunFilter, ScriptRunStatus, ScriptRunStore } from '../contract.ts';
-import { checkIso, checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../records/script-runs.ts';
 import { type Db, isConstraint, type Statement } from './connection.ts';
 
 interface ScriptRunRow {

@@ -12,24 +12,17 @@ import type {
   TaskUpdateResult,
 } from '../contract.ts';
 import { checkClaim, type IdempotencyClaim, type Once, replay } from '../idempotency.ts';
+import { checkString } from '../records/common.ts';
 import {
-  checkAssessment,
-  checkComplexity,
+  type CheckedTaskPatch,
   checkFinishedQuery,
-  checkInt,
-  checkMetadata,
-  checkStatus,
+  checkNewTask,
   checkStatuses,
-  checkString,
-  DEFAULT_PAGE_SIZE,
-  decodeCursor,
-  describe,
+  checkTaskFilter,
+  checkTaskPatch,
   encodeCursor,
-  invalid,
-  MAX_PAGE_SIZE,
   newTaskId,
-  toJson,
-} from '../validate.ts';
+} from '../records/tasks.ts';
 import type { Db, Statement } from './connection.ts';
 import { SqliteIdempotencyKeys } from './idempotency-keys.ts';
 
@@ -71,20 +64,15 @@ function toTask(row: TaskRow): Task {
   };
 }
 
-/** Patch field → column, with the check that keeps the column well-formed. */
-const PATCH_COLUMNS: { [K in keyof Required<TaskPatch>]: (v: unknown) => Partial<TaskRow> } = {
-  text: (v) => ({ text: checkString(v, 'text', { nonEmpty: true })! }),
-  priority: (v) => ({ priority: checkInt(v, 'priority') }),
-  status: (v) => ({ status: checkStatus(v, 'status') }),
-  type: (v) => ({ type: checkString(v, 'type', { nullable: true }) }),
-  metadata: (v) => ({ metadata: checkMetadata(v) }),
-  assignedTo: (v) => ({ assigned_to: checkString(v, 'assignedTo', { nullable: true }) }),
-  result: (v) => ({ result: toJson(v, 'result') }),
-  error: (v) => ({ error: checkString(v, 'error', { nullable: true }) }),
-  completedAt: (v) => ({ completed_at: checkString(v, 'completedAt', { nullable: true }) }),
-  estimatedComplexity: (v) => ({ estimated_complexity: checkComplexity(v) }),
-  assessment: (v) => ({ assessment: checkAssessment(v) }),
-};
+/** A checked patch as columns. */
+function patchColumns(patch: CheckedTaskPatch): Partial<TaskRow> {
+  const { assignedTo, completedAt, estimatedComplexity, ...same } = patch;
+  const columns: Partial<TaskRow> = same;
+  if (assignedTo !== undefined) columns.assigned_to = assignedTo;
+  if (completedAt !== undefined) columns.completed_at = completedAt;
+  if (estimatedComplexity !== undefined) columns.estimated_complexity = estimatedComplexity;
+  return columns;
+}
 
 export class SqliteTasks implements TaskStore {
   private readonly keys: SqliteIdempotencyKeys;
@@ -155,12 +143,7 @@ export class SqliteTasks implements TaskStore {
 
   /** A checked new task as a row: pending, version 1, with a fresh id. */
   private newRow(task: NewTask): TaskRow {
-    if (!task || typeof task !== 'object') invalid(`task must be an object, got ${describe(task)}.`);
-    const text = checkString(task.text, 'text', { nonEmpty: true })!;
-    const priority = checkInt(task.priority, 'priority');
-    const type = task.type === undefined ? null : checkString(task.type, 'type', { nullable: true });
-    const metadata = checkMetadata(task.metadata);
-    const estimatedComplexity = checkComplexity(task.estimatedComplexity);
+    const { text, priority, type, metadata, estimatedComplexity } = checkNewTask(task);
     const { id, time } = newTaskId();
     const at = new Date(time).toISOString();
     const row: TaskRow = {
@@ -192,13 +175,7 @@ export class SqliteTasks implements TaskStore {
 
   async list(filter: TaskFilter = {}): Promise<TaskPage> {
     this.live();
-    if (typeof filter !== 'object' || filter === null) invalid(`filter must be an object, got ${describe(filter)}.`);
-    // An empty status list means "no status filter", like an absent one.
-    const statuses = filter.status === undefined ? [] : checkStatuses(filter.status, 'status');
-    const assignedTo = filter.assignedTo === undefined ? undefined : checkString(filter.assignedTo, 'assignedTo')!;
-    const type = filter.type === undefined ? undefined : checkString(filter.type, 'type')!;
-    const limit = filter.limit === undefined ? DEFAULT_PAGE_SIZE : checkInt(filter.limit, 'limit', 1, MAX_PAGE_SIZE);
-    const after = filter.cursor === undefined ? undefined : decodeCursor(filter.cursor);
+    const { statuses, assignedTo, type, limit, after } = checkTaskFilter(filter);
 
     const params: Record<string, unknown> = { limit: limit + 1 };
     statuses.forEach((s, i) => {
@@ -239,19 +216,8 @@ export class SqliteTasks implements TaskStore {
   async update(id: string, patch: TaskPatch, opts: { from?: readonly TaskStatus[] } = {}): Promise<TaskUpdateResult> {
     this.live();
     if (typeof id !== 'string') return { ok: false, reason: 'not_found' };
-    if (!patch || typeof patch !== 'object') invalid(`patch must be an object, got ${describe(patch)}.`);
-    // Validate every field before the transaction: a bad field must not leave a half-applied change.
-    const changes: Partial<TaskRow> = {};
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined) continue;
-      // hasOwn, not a plain lookup: a key like 'toString' must not reach Object.prototype.
-      const column = Object.hasOwn(PATCH_COLUMNS, key) ? PATCH_COLUMNS[key as keyof TaskPatch] : undefined;
-      if (!column)
-        invalid(
-          `'${key}' is not a task field that can be changed; use one of ${Object.keys(PATCH_COLUMNS).join(', ')}.`,
-        );
-      Object.assign(changes, column(value));
-    }
+    // Every field is checked before the transaction: a bad field must not leave a half-applied change.
+    const changes = patchColumns(checkTaskPatch(patch));
     const from = opts.from === undefined ? undefined : checkStatuses(opts.from, 'from');
 
     // IMMEDIATE takes the write lock before the read, so the check and the write see the same row even when

@@ -1,7 +1,8 @@
 // API tokens (hashes, roles, expiry, last use) in the SQLite store.
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewToken, TokenRecord, TokenStore } from '../contract.ts';
-import { checkHash, checkIso, checkString, checkTokenName, describe, invalid } from '../validate.ts';
+import { checkIso } from '../records/common.ts';
+import { checkHash, checkNewToken, checkTokenName } from '../records/tokens.ts';
 import { type Db, isConstraint, type Statement } from './connection.ts';
 
 interface TokenRow {
@@ -64,17 +65,11 @@ export class SqliteTokens implements TokenStore {
 
   async create(token: NewToken): Promise<TokenRecord> {
     this.live();
-    if (!token || typeof token !== 'object') invalid(`token must be an object, got ${describe(token)}.`);
-    const name = checkTokenName(token.name);
-    const hash = checkHash(token.hash);
-    if (!Array.isArray(token.roles)) invalid(`roles must be an array of strings, got ${describe(token.roles)}.`);
-    for (const [i, r] of token.roles.entries()) checkString(r, `roles[${i}]`, { nonEmpty: true });
-    const expiresAt =
-      token.expiresAt === undefined || token.expiresAt === null ? null : checkIso(token.expiresAt, 'expiresAt');
+    const { name, hash, roles, expiresAt } = checkNewToken(token);
     const row: TokenRow = {
       name,
       hash,
-      roles: JSON.stringify(token.roles),
+      roles: JSON.stringify(roles),
       created_at: new Date().toISOString(),
       expires_at: expiresAt,
       last_used_at: null,
