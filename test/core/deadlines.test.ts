@@ -1,12 +1,21 @@
 // Call deadlines on one timer per duration: each fires once, on time and in order; a cancelled one never fires;
 // a short one is not held up by a long one; nothing keeps the process alive once no deadline waits.
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Deadlines } from '../../src/core/deadlines.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Fake timers move setTimeout and performance.now (the clock Deadlines reads) together, so "no earlier than its
+// duration" is checked exactly, without real waiting.
+const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('Deadlines', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
   it('fires each deadline once, no earlier than its duration, in the order armed; a cancelled one never', async () => {
     const d = new Deadlines();
     const fired: [string, number][] = [];
@@ -20,8 +29,8 @@ describe('Deadlines', () => {
     b.cancel(); // idempotent
     await sleep(120);
     expect(fired.map(([name]) => name)).toEqual(['a', 'c']);
-    expect(fired[0][1]).toBeGreaterThanOrEqual(39);
-    expect(fired[1][1]).toBeGreaterThanOrEqual(44);
+    expect(fired[0][1]).toBeGreaterThanOrEqual(40);
+    expect(fired[1][1]).toBeGreaterThanOrEqual(45);
   });
 
   it('keeps durations apart: a short deadline armed after a long one fires first', async () => {
@@ -48,7 +57,7 @@ describe('Deadlines', () => {
     await sleep(35);
     expect(firedAt).toBe(-1);
     await sleep(60);
-    expect(firedAt).toBeGreaterThanOrEqual(79);
+    expect(firedAt).toBeGreaterThanOrEqual(80);
   });
 
   it('arms new deadlines from a firing callback, and fires those too', async () => {
@@ -63,6 +72,7 @@ describe('Deadlines', () => {
   });
 
   it('holds the process open only while a deadline waits', async () => {
+    vi.useRealTimers(); // counts Node's real timer handles
     const before = timeouts();
     const d = new Deadlines();
     const first = d.arm(60_000, () => {});
