@@ -10,18 +10,21 @@ export interface UntilOptions {
   what?: string | (() => string);
 }
 
+/** What a truthy check returns: `ok && value` yields the value. */
+export type Truthy<T> = Exclude<T, false | 0 | '' | null | undefined>;
+
 /**
  * Resolve with the first truthy value of `check`, polling until `timeoutMs` has passed.
  *
  * @example
  * const row = await until(() => store.find(id), { what: 'the audit row' });
  */
-export async function until<T>(check: () => T | Promise<T>, opts: UntilOptions = {}): Promise<NonNullable<T>> {
+export async function until<T>(check: () => T | Promise<T>, opts: UntilOptions = {}): Promise<Truthy<T>> {
   const { timeoutMs = 10_000, everyMs = 20, what = 'the condition' } = opts;
   const end = performance.now() + timeoutMs; // not Date: a test may fake Date and still poll
   for (;;) {
     const value = await check();
-    if (value) return value as NonNullable<T>;
+    if (value) return value as Truthy<T>;
     if (performance.now() > end) {
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${typeof what === 'function' ? what() : what}`);
     }

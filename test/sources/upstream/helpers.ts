@@ -6,7 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
-import { until } from '../../helpers/until.ts';
+import { type Truthy, until } from '../../helpers/until.ts';
 
 export const FIXTURE = resolve('test/fixtures/upstream/fixture-server.mjs');
 
@@ -28,11 +28,7 @@ export function writeConfig(dir: string, servers: Record<string, unknown>[], mor
 }
 
 /** Poll `check` every 25 ms until it returns truthy or `ms` pass. */
-export async function waitFor<T>(
-  check: () => T | Promise<T>,
-  ms = 10_000,
-  what = 'condition',
-): Promise<NonNullable<T>> {
+export async function waitFor<T>(check: () => T | Promise<T>, ms = 10_000, what = 'condition'): Promise<Truthy<T>> {
   return until(check, { timeoutMs: ms, everyMs: 25, what });
 }
 
