@@ -5,7 +5,7 @@ import { Deadlines } from '../../src/core/deadlines.ts';
 
 // Fake timers move setTimeout and performance.now (the clock Deadlines reads) together, so "no earlier than its
 // duration" is checked exactly, without real waiting.
-const sleep = (ms: number) => vi.advanceTimersByTimeAsync(ms);
+const advance = (ms: number) => vi.advanceTimersByTimeAsync(ms);
 const timeouts = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
 
 describe('Deadlines', () => {
@@ -23,11 +23,11 @@ describe('Deadlines', () => {
     const at = (name: string) => () => fired.push([name, performance.now() - t0]);
     d.arm(40, at('a'));
     const b = d.arm(40, at('b'));
-    await sleep(5);
+    await advance(5);
     d.arm(40, at('c'));
     b.cancel();
     b.cancel(); // idempotent
-    await sleep(120);
+    await advance(120);
     expect(fired.map(([name]) => name)).toEqual(['a', 'c']);
     expect(fired[0][1]).toBeGreaterThanOrEqual(40);
     expect(fired[1][1]).toBeGreaterThanOrEqual(45);
@@ -38,7 +38,7 @@ describe('Deadlines', () => {
     const fired: string[] = [];
     const long = d.arm(10_000, () => fired.push('long'));
     d.arm(20, () => fired.push('short'));
-    await sleep(80);
+    await advance(80);
     expect(fired).toEqual(['short']);
     long.cancel();
   });
@@ -51,12 +51,12 @@ describe('Deadlines', () => {
       firedAt = performance.now() - t0;
     };
     let deadline = d.arm(50, fire);
-    await sleep(30);
+    await advance(30);
     deadline.cancel();
     deadline = d.arm(50, fire);
-    await sleep(35);
+    await advance(35);
     expect(firedAt).toBe(-1);
-    await sleep(60);
+    await advance(60);
     expect(firedAt).toBeGreaterThanOrEqual(80);
   });
 
@@ -67,7 +67,7 @@ describe('Deadlines', () => {
       fired.push(1);
       d.arm(20, () => fired.push(2));
     });
-    await sleep(100);
+    await advance(100);
     expect(fired).toEqual([1, 2]);
   });
 
