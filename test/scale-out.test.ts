@@ -6,6 +6,7 @@ import { hubInstanceId } from '../src/scale-out.ts';
 import { RedisStore } from '../src/store/redis/index.ts';
 import { testHub } from './helpers/hub.ts';
 import { PrivateRedis, testPrefix } from './helpers/redis.ts';
+import { until } from './helpers/until.ts';
 
 describe('a hub on Redis', () => {
   let redis: PrivateRedis;
@@ -19,7 +20,7 @@ describe('a hub on Redis', () => {
   it('does not register when not asked to (one-shot commands)', async () => {
     const hub = await testHub({ store: await RedisStore.open({ url: redis.url, prefix: testPrefix() }) });
     try {
-      await new Promise((r) => setTimeout(r, 100));
+      await new Promise((r) => setTimeout(r, 100)); // an absence is checked after a settle: a late register would show
       expect(await hub.services.store.instances.get(hubInstanceId(hub.services.instanceId))).toBeUndefined();
     } finally {
       await hub.close();
@@ -32,8 +33,7 @@ describe('a hub on Redis', () => {
     const id = hubInstanceId(hub.services.instanceId);
     const listed = async () =>
       ((await hub.value('system.get_state')).instances as { id: string; roles: string[] }[]).find((i) => i.id === id);
-    for (let i = 0; i < 50 && !(await listed()); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(await listed()).toMatchObject({ id, roles: ['switchboard'] });
+    expect(await until(listed, { what: 'this hub among the instances' })).toMatchObject({ id, roles: ['switchboard'] });
     await hub.close();
     const probe = await RedisStore.open({ url: redis.url, prefix });
     try {
@@ -60,11 +60,13 @@ describe('a hub on Redis', () => {
       const health = await hub.value('system.health');
       expect(health).toMatchObject({ status: 'degraded', services: { store: { status: 'degraded' } } });
       await redis.start();
-      let out = await hub.call('task.create', { text: 'after', priority: 1 });
-      for (let i = 0; i < 50 && !out.ok; i++) {
-        await new Promise((r) => setTimeout(r, 100));
-        out = await hub.call('task.create', { text: 'after', priority: 1 });
-      }
+      const out = await until(
+        async () => {
+          const made = await hub.call('task.create', { text: 'after', priority: 1 });
+          return made.ok && made;
+        },
+        { timeoutMs: 5_000, everyMs: 100, what: 'task.create to work again' },
+      );
       expect(out.ok).toBe(true);
       expect(hub.policy.breakerViews()['task.create']?.state ?? 'closed').toBe('closed');
       expect((await hub.value('system.health')).services.store.status).toBe('healthy');

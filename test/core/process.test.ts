@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
 import { minimalEnv, runCommand } from '../../src/core/process.ts';
 import { testHub } from '../helpers/hub.ts';
-import { alive, pidFrom } from '../helpers/proc.ts';
+import { alive, gone, pidFrom } from '../helpers/proc.ts';
 
 describe('runCommand', () => {
   it('returns exit code and output; a non-zero exit is a result', async () => {
@@ -50,8 +50,7 @@ describe('runCommand', () => {
     });
     expect(silent).toMatchObject({ exitCode: 124, idleTimedOut: true, timedOut: false, stdout: 'hi\n' });
     const grandchild = await pidFrom(pidFile);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
     // Total well past the idle limit, never silent for long: only the silence counts.
     const chatty = await runCommand('sh', ['-c', 'for i in 1 2 3 4 5 6 7 8; do echo $i; sleep 0.2; done'], {
       signal: new AbortController().signal,
@@ -93,8 +92,7 @@ describe('runCommand', () => {
     expect(alive(grandchild)).toBe(true);
     controller.abort();
     await expect(running).rejects.toThrow();
-    await new Promise((r) => setTimeout(r, 50));
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
   });
 
   it('a capability timeout kills the tree the call started', async () => {
@@ -113,8 +111,7 @@ describe('runCommand', () => {
     const out = await hub.call('p.spawn', {});
     expect(out).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
     const grandchild = await pidFrom(pidFile);
-    await new Promise((r) => setTimeout(r, 50));
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
     await hub.close();
   });
 });

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, runCli, tempProject } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { until } from '../helpers/until.ts';
 
 let api: FakeAnthropic;
 let dir: string;
@@ -29,7 +30,7 @@ async function longTurn(session: string) {
   child.stderr?.on('data', (d) => {
     stderr += d;
   });
-  for (let i = 0; i < 1500 && api.messages().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => api.messages().length > before, { timeoutMs: 30_000, what: 'the turn to reach the API' });
   expect(api.messages().length).toBe(before + 1);
   return { child, stderr: () => stderr };
 }
@@ -162,7 +163,7 @@ describe('switchboard agents / sessions', () => {
     });
     const before = api.messages().length;
     const runner = run(['agents', 'run', 'planner', '--session', 'shared', '-q', 'work']);
-    for (let i = 0; i < 1500 && api.messages().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => api.messages().length > before, { timeoutMs: 30_000, what: 'the turn to reach the API' });
     const refused = await run(['tools', 'call', 'agent.resume', 'session_name=shared', 'prompt=me too']);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain("Session 'shared' is running a turn; one session runs one turn at a time");

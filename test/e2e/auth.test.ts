@@ -12,6 +12,7 @@ import {
   startHttpServer,
   tempProject,
 } from '../helpers/cli.ts';
+import { until } from '../helpers/until.ts';
 
 const cli = (dir: string, args: string[], env: Record<string, string> = {}) => runCli(dir, args, { env });
 
@@ -167,8 +168,8 @@ describe('tokens and HTTP authentication', () => {
 
   it('refuses an expired token', async () => {
     const short = await createToken(dir, 'short', 'agent', ['--expires', '1s']);
-    await new Promise((r) => setTimeout(r, 1100));
-    expect((await get('/v1/tools', short)).status).toBe(401);
+    // The server (a child process) reads its own clock: poll until the second has passed there.
+    await until(async () => (await get('/v1/tools', short)).status === 401, { timeoutMs: 5_000, what: 'a 401' });
   });
 
   it('applies a per-token exposure filter from config', async () => {
@@ -181,10 +182,16 @@ describe('tokens and HTTP authentication', () => {
 
   it('records every call in the audit trail, readable with `switchboard audit`', async () => {
     await post('/v1/tools/task__create', { text: 'audited', metadata: { apiKey: 'very-secret' } }, agent);
-    await new Promise((r) => setTimeout(r, 100));
-    const out = await cli(dir, ['audit', '--principal', 'agent-1', '--tool', 'task__create', '--json']);
-    expect(out.code).toBe(0);
-    const records = JSON.parse(out.stdout);
+    // The audit writer thread stores the call in its next batch: read until it is there.
+    const records = await until(
+      async () => {
+        const out = await cli(dir, ['audit', '--principal', 'agent-1', '--tool', 'task__create', '--json']);
+        expect(out.code).toBe(0);
+        const rows = JSON.parse(out.stdout);
+        return rows.some((r: { input?: string }) => String(r.input).includes('audited')) && rows;
+      },
+      { what: "the 'audited' call in the audit trail" },
+    );
     expect(records[0]).toMatchObject({
       principal: 'agent-1',
       transport: 'rest',

@@ -5,6 +5,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { callWithProgress } from '../helpers/progress.ts';
+import { until } from '../helpers/until.ts';
 
 let server: HttpServerProcess;
 
@@ -260,7 +261,11 @@ describe('HTTP guards and probes', () => {
   it('lets an in-flight call finish when the server is asked to stop', async () => {
     const own = await startHttpServer(tempProject());
     const pending = fetch(`${own.url}/v1/tools/fixture__slow`, { method: 'POST', body: JSON.stringify({ ms: 600 }) });
-    await new Promise((r) => setTimeout(r, 150));
+    // Stop only once the call is running (the in-flight gauge shows it), however slowly it got there.
+    const slowInFlight = /switchboard_calls_in_flight\{[^}]*fixture\.slow[^}]*\} 1\b/;
+    await until(async () => slowInFlight.test(await (await fetch(`${own.url}/metrics`)).text()), {
+      what: 'the slow call in flight',
+    });
     const stopped = own.stop();
     const res = await pending;
     expect(res.status).toBe(200);

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, FIXTURE_HANDLERS, runCli, tempProject } from '../helpers/cli.ts';
 import { callWithProgress } from '../helpers/progress.ts';
+import { until } from '../helpers/until.ts';
 
 const eras = [
   { label: '2025-11-25 client', options: {} },
@@ -137,8 +138,7 @@ describe('stdio wire hygiene', () => {
     child.stdin.write(
       `${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'system__health', arguments: {} } })}\n`,
     );
-    const deadline = Date.now() + 15_000;
-    while (!out.includes('"id":2') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until(() => out.includes('"id":2'), { timeoutMs: 15_000, what: 'the answer to id 2' });
     child.stdin.end();
     await new Promise((r) => child.once('exit', r));
     const lines = out.trim().split('\n');
@@ -159,10 +159,6 @@ describe('stdio wire hygiene', () => {
     child.stdout.on('data', (d) => {
       out += d;
     });
-    const until = async (done: () => boolean) => {
-      const deadline = Date.now() + 15_000;
-      while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    };
     const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
     send({
       jsonrpc: '2.0',
@@ -170,7 +166,7 @@ describe('stdio wire hygiene', () => {
       method: 'initialize',
       params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
     });
-    await until(() => out.includes('"id":1'));
+    await until(() => out.includes('"id":1'), { timeoutMs: 15_000, what: 'the answer to initialize' });
     send({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const long = 'x'.repeat(300);
     const call = (id: string, text: string, meta?: object) =>
@@ -189,7 +185,7 @@ describe('stdio wire hygiene', () => {
         .split('\n')
         .map((l) => JSON.parse(l))
         .filter((m) => m.result?.structuredContent);
-    await until(() => answers().length === 3);
+    await until(() => answers().length === 3, { timeoutMs: 15_000, what: 'three answers' });
     expect(Object.fromEntries(answers().map((m) => [m.id, m.result.structuredContent.text]))).toEqual({
       'a\tb\nc': 'tabbed',
       [long]: 'long',
@@ -255,14 +251,8 @@ function rawServe() {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l));
-  const answer = async (id: number | string) => {
-    const deadline = Date.now() + 20_000;
-    for (;;) {
-      const found = messages().find((m) => m.id === id);
-      if (found || Date.now() > deadline) return found;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  };
+  const answer = (id: number | string) =>
+    until(() => messages().find((m) => m.id === id), { timeoutMs: 20_000, what: `the answer to ${id}` });
   const send = (message: object) => child.stdin.write(`${JSON.stringify(message)}\n`);
   return {
     send,

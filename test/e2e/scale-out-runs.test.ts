@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { cleanedAfterEach, REDIS_URL, redisProject, testPrefix } from '../helpers/redis.ts';
+import { until } from '../helpers/until.ts';
 import { projectScripts, writeFiles } from '../sources/scripts/helpers.ts';
 
 type ToolResult = { structuredContent?: Record<string, any>; isError?: boolean; content?: { text?: string }[] };
@@ -159,7 +160,7 @@ describe('script runs and agent sessions across two instances on one Redis', () 
       const before = api.messages().length;
       api.enqueue({ content: [{ type: 'text', text: 'never' }], delayMs: 60_000 });
       await on(a.url, 'agent__start', { session_name: 'long', agent_name: 'helper', prompt: 'slow', async: true });
-      for (let i = 0; i < 250 && api.messages().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+      await until(() => api.messages().length > before, { timeoutMs: 5_000, what: 'the turn to reach the API' });
       expect((await on(b.url, 'agent__status', { session_name: 'long' })).structuredContent).toMatchObject({
         running: true,
       });

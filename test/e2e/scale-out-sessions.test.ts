@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startHttpServer } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { cleanedAfterEach, REDIS_URL, redisProject, testPrefix } from '../helpers/redis.ts';
+import { until } from '../helpers/until.ts';
 
 type ToolResult = { structuredContent?: Record<string, any>; isError?: boolean; content?: { text?: string }[] };
 const text = (r: ToolResult) => (r.content ?? []).map((c) => c.text).join('\n');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const cli = (dir: string, args: string[], env: Record<string, string>) => runCli(dir, args, { env });
 
@@ -58,7 +58,7 @@ describe('agent sessions across two instances with separate project directories 
 
   /** Wait until the fake API has received `n` more requests than `before`. */
   async function requestsReach(n: number): Promise<void> {
-    for (let i = 0; i < 500 && api.messages().length < n; i++) await sleep(20);
+    await until(() => api.messages().length >= n, { timeoutMs: 10_000, what: `${n} requests to the API` });
     expect(api.messages().length).toBe(n);
   }
 

@@ -3,8 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { cleanedAfterEach, PrivateRedis, REDIS_URL, redisProject, testPrefix } from '../helpers/redis.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { until } from '../helpers/until.ts';
 
 /** A fetch that sends each request to the next instance in turn (a load balancer without affinity). */
 function roundRobin(urls: string[], alive: () => string[] = () => urls) {
@@ -60,14 +59,24 @@ function followEvents(base: string) {
   return { events, close: () => req.destroy() };
 }
 
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
+/**
+ * Wait until each event stream hears the other instance: an instance's stream shows its own events at once, but
+ * another's only once its Redis reader has found the stream's end. Each round makes one (unlimited) call on each
+ * instance; a stream that holds more of them than there were rounds has heard a call made on the other instance.
+ */
+async function bothStreamsHearBoth(urls: string[], streams: { events: Record<string, unknown>[] }[]): Promise<void> {
+  const probes = (events: Record<string, unknown>[]) =>
+    events.filter((e) => e.type === 'call' && e.name === 'system.health').length;
+  let rounds = 0;
+  await until(
+    async () => {
+      rounds++;
+      for (const url of urls)
+        expect((await fetch(`${url}/v1/tools/system.health`, { method: 'POST' })).status).toBe(200);
+      return streams.every((s) => probes(s.events) > rounds);
+    },
+    { what: 'both event streams to hear both instances' },
+  );
 }
 
 describe('two instances on one Redis, a client alternating between them', () => {
@@ -121,12 +130,13 @@ describe('two instances on one Redis, a client alternating between them', () => 
       for (let i = 0; i < 6; i++) expect((await call(client, 'fixture__echo', { text: `m${i}` })).isError).toBeFalsy();
       expect(new Set(hits)).toEqual(new Set([a.url, b.url]));
       // The other instance's share arrives with its next heartbeat (a third of instance_ttl_ms = 1 s here).
-      let all: any;
-      for (let i = 0; i < 100; i++) {
-        all = (await call(client, 'system__metrics', {})).structuredContent;
-        if (all.capabilities['fixture.echo']?.calls === 6) break;
-        await sleep(100);
-      }
+      const all: any = await until(
+        async () => {
+          const m = (await call(client, 'system__metrics', {})).structuredContent as any;
+          return m.capabilities['fixture.echo']?.calls === 6 && m;
+        },
+        { what: 'both instances in the metrics' },
+      );
       expect(all.instances).toHaveLength(2);
       expect(all.capabilities['fixture.echo']).toMatchObject({
         calls: 6,
@@ -151,7 +161,7 @@ describe('two instances on one Redis, a client alternating between them', () => 
     const onB = followEvents(b.url);
     const { client, transport } = await alternatingClient([a.url, b.url]);
     try {
-      await sleep(300); // both event streams subscribed
+      await bothStreamsHearBoth([a.url, b.url], [onA, onB]);
       const results = [];
       for (let i = 0; i < 12; i++) results.push(await call(client, 'fixture__echo', { text: `n${i}` }));
       expect(results.filter((r) => !r.isError)).toHaveLength(10);
@@ -162,8 +172,8 @@ describe('two instances on one Redis, a client alternating between them', () => 
       // Every echo call (made on either instance) reaches the event stream of each instance.
       const echoes = (events: Record<string, unknown>[]) =>
         events.filter((e) => e.type === 'call' && e.name === 'fixture.echo').length;
-      await until('12 echo events on A', () => echoes(onA.events) >= 12);
-      await until('12 echo events on B', () => echoes(onB.events) >= 12);
+      await until(() => echoes(onA.events) >= 12, { what: '12 echo events on A' });
+      await until(() => echoes(onB.events) >= 12, { what: '12 echo events on B' });
       expect(echoes(onA.events)).toBe(12);
       expect(echoes(onB.events)).toBe(12);
     } finally {
@@ -207,10 +217,13 @@ describe('two instances on one Redis, a client alternating between them', () => 
       expect(done.structuredContent).toMatchObject({ status: 'completed', result: 'finished on B' });
 
       // A's lease ends; B's sweep removes it and hands its task back to the board.
-      await until('A expired', async () => {
-        const s = (await call(client, 'system__get_state')).structuredContent!;
-        return !(s.instances as { id: string }[]).some((i) => i.id === aId) ? s : undefined;
-      });
+      await until(
+        async () => {
+          const s = (await call(client, 'system__get_state')).structuredContent!;
+          return !(s.instances as { id: string }[]).some((i) => i.id === aId) ? s : undefined;
+        },
+        { what: 'A expired' },
+      );
       const back = (await call(client, 'task__get', { id: parked.id })).structuredContent!;
       expect(back).toMatchObject({ status: 'pending', assignedTo: null });
       const events = (await call(client, 'system__get_state')).structuredContent!.recentEvents as {
@@ -298,10 +311,13 @@ describe('two instances on one Redis, a client alternating between them', () => 
         [a.url, 'after on A'],
         [b.url, 'after on B'],
       ] as const) {
-        const created = await until(`task.create to work again on ${text.slice(-1)}`, async () => {
-          const x = await rest(base, 'task.create', { text, priority: 1 });
-          return x.status === 200 ? x : undefined;
-        });
+        const created = await until(
+          async () => {
+            const x = await rest(base, 'task.create', { text, priority: 1 });
+            return x.status === 200 ? x : undefined;
+          },
+          { what: `task.create to work again on ${text.slice(-1)}` },
+        );
         expect(created.body).toMatchObject({ text, status: 'pending' });
       }
       expect((await rest(b.url, 'system.health')).body).toMatchObject({ services: { store: { status: 'healthy' } } });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectStdio, type HttpServerProcess, startHttpServer, tempProject } from '../helpers/cli.ts';
-import { alive } from '../helpers/proc.ts';
+import { gone } from '../helpers/proc.ts';
 import { projectScripts } from '../sources/scripts/helpers.ts';
 
 type ToolResult = { content: { type: string; text: string }[]; structuredContent?: any; isError?: boolean };
@@ -121,8 +121,7 @@ describe('a stdio Switchboard killed in the middle of a run', () => {
     expect(started.structuredContent).toMatchObject({ state: 'llm' });
     const pid = first.transport.pid as number;
     process.kill(pid, 'SIGKILL');
-    for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-    expect(alive(pid)).toBe(false);
+    expect(await gone(pid)).toBe(true);
     await first.client.close().catch(() => {});
 
     const second = await connect();

@@ -144,7 +144,7 @@ describe('upstream servers through switchboard serve (stdio)', () => {
 
   it('adds, changes and removes upstreams when the config file is edited, without a restart', async () => {
     const dir = project([fixtureStdio('alpha')]);
-    const { client, changed } = await connect(dir);
+    const { client, changed, stderr } = await connect(dir);
     await waitFor(async () => (await names(client)).includes('alpha__echo'), 10_000, 'alpha tools');
     writeConfig(dir, [fixtureStdio('alpha'), fixtureStdio('gamma')]);
     await waitFor(async () => (await names(client)).includes('gamma__echo'), 10_000, 'gamma to appear');
@@ -154,7 +154,7 @@ describe('upstream servers through switchboard serve (stdio)', () => {
     await waitFor(async () => !(await names(client)).includes('alpha__echo'), 10_000, 'alpha to go');
     // An invalid edit changes nothing.
     writeFileSync(join(dir, '.switchboard', 'config.toml'), '[[servers]]\nname = "broken"\n');
-    await new Promise((r) => setTimeout(r, 400));
+    await waitFor(async () => stderr().includes('configuration edit ignored'), 10_000, 'the edit to be refused');
     expect(await names(client)).toContain('gamma__echo');
   }, 40_000);
 

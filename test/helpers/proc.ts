@@ -1,5 +1,6 @@
 // Test helpers for child-process trees: whether a pid is still running, and the pid a fixture wrote to a file.
 import { readFileSync } from 'node:fs';
+import { until } from './until.ts';
 
 /** Running (a killed process whose parent died first may linger as a zombie until PID 1 reaps it). */
 export function alive(pid: number): boolean {
@@ -11,22 +12,24 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** Wait (up to 5 s) for a fixture to write a pid into `file`. */
-export async function pidFrom(file: string): Promise<number> {
-  for (let i = 0; i < 250; i++) {
-    try {
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (pid) return pid;
-    } catch {
-      // not written yet
-    }
-    await new Promise((r) => setTimeout(r, 20));
+/** The pid in `file`, or undefined while the fixture has not written it. */
+function readPid(file: string): number | undefined {
+  try {
+    return Number(readFileSync(file, 'utf8').trim()) || undefined;
+  } catch {
+    return undefined; // not written yet
   }
-  throw new Error(`no pid in ${file}`);
+}
+
+/** Wait (up to 5 s) for a fixture to write a pid into `file`. */
+export function pidFrom(file: string): Promise<number> {
+  return until(() => readPid(file), { timeoutMs: 5_000, what: `a pid in ${file}` });
 }
 
 /** Wait (up to 2 s) for a pid to stop running; true when it did. */
 export async function gone(pid: number): Promise<boolean> {
-  for (let i = 0; i < 100 && alive(pid); i++) await new Promise((r) => setTimeout(r, 20));
-  return !alive(pid);
+  return until(() => !alive(pid), { timeoutMs: 2_000 }).then(
+    () => true,
+    () => false,
+  );
 }

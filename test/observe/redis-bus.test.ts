@@ -7,9 +7,9 @@ import { createLogger } from '../../src/observe/logger.ts';
 import { RedisBus } from '../../src/observe/redis-bus.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
+import { until } from '../helpers/until.ts';
 
 const logger = createLogger('silent');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const call = (name: string, input: unknown): BusEvent => ({
   type: 'call',
   name,
@@ -21,12 +21,25 @@ const call = (name: string, input: unknown): BusEvent => ({
   at: new Date().toISOString(),
 });
 
-async function until(fn: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!fn()) {
-    if (Date.now() > end) throw new Error('timed out');
-    await sleep(20);
-  }
+/**
+ * Wait until `heard` (filled by a subscriber) receives what `from` publishes now, then drop the probes from it. A
+ * reader skips what was written before it found the stream's end, so probe until one arrives; the stream is ordered,
+ * so once the latest probe is heard no earlier one is still on its way.
+ */
+async function hearing(heard: BusEvent[], from: RedisBus): Promise<void> {
+  const probe = (e: BusEvent) => (e.type === 'call' ? String(e.name) : '');
+  let n = 0;
+  await until(
+    () => {
+      const last = `probe-${n}`;
+      if (heard.some((e) => probe(e) === last)) return true;
+      from.publish(call(`probe-${++n}`, {}));
+      return false;
+    },
+    { timeoutMs: 5_000, everyMs: 50, what: 'a probe across the bus' },
+  );
+  const rest = heard.filter((e) => !probe(e).startsWith('probe-'));
+  heard.splice(0, heard.length, ...rest);
 }
 
 describe('RedisBus', () => {
@@ -55,10 +68,10 @@ describe('RedisBus', () => {
     const onBLocal: BusEvent[] = [];
     b.subscribe((e) => onB.push(e));
     b.subscribeLocal((e) => onBLocal.push(e));
-    await sleep(200); // the reader resolved the stream's end
+    await hearing(onB, a);
     a.publish(call('task.create', { text: 'x', api_key: 'secret-value' }));
     a.publish({ type: 'task.changed', id: 't-1', at: new Date().toISOString() });
-    await until(() => onB.length >= 2);
+    await until(() => onB.length >= 2, { timeoutMs: 5_000, what: 'both events on B' });
     expect(onB.map((e) => e.type)).toEqual(['call', 'task.changed']);
     expect(onB[0]).toMatchObject({ origin: 'inst-a', name: 'task.create' });
     expect(JSON.stringify(onB[0])).not.toContain('secret-value');
@@ -67,12 +80,14 @@ describe('RedisBus', () => {
   });
 
   it('does not echo an instance its own events back', async () => {
-    const { a } = await twoBuses();
+    const { a, b } = await twoBuses();
     const heard: BusEvent[] = [];
     a.subscribe((e) => heard.push(e));
-    await sleep(200);
+    await hearing(heard, b);
     a.publish(call('x', {}));
-    await sleep(300);
+    // The reader has passed x (and any echo of it) once it hears what b publishes after it.
+    await a.flush();
+    await hearing(heard, b);
     expect(heard).toHaveLength(1);
   });
 

@@ -3,15 +3,17 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
 import type { Principal } from '../../src/core/context.ts';
 import { SwitchboardError } from '../../src/core/errors.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
+import { until } from '../helpers/until.ts';
 
 let hub: TestHub | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await hub?.close();
   hub = undefined;
 });
@@ -126,6 +128,8 @@ describe('limits after a configuration reload', () => {
 
 describe('circuit breakers', () => {
   it('open after threshold execution failures, report it in health, then half-open and close on success', async () => {
+    // The breakers read Date.now (taken when the hub is made): a frozen clock is moved past reset_ms instead of waited.
+    vi.useFakeTimers({ toFake: ['Date'] });
     hub = await testHub({ cwd: project('[policy.breaker]\nthreshold = 3\nreset_ms = 200\n') });
     addFixtures(hub);
     for (let i = 0; i < 3; i++)
@@ -135,7 +139,9 @@ describe('circuit breakers', () => {
     const health = await hub.value('system.health');
     expect(health.status).toBe('degraded');
     expect(health.services.breakers.detail).toMatch(/p\.flaky open/);
-    await new Promise((r) => setTimeout(r, 250));
+    vi.setSystemTime(Date.now() + 199);
+    expect(await hub.call('p.flaky', { heal: true })).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
+    vi.setSystemTime(Date.now() + 51);
     expect(await hub.call('p.flaky', { heal: true })).toEqual({ ok: true, value: { ok: true } });
     expect((await hub.value('system.health')).status).toBe('healthy');
   });
@@ -157,7 +163,9 @@ describe('concurrency and timeouts', () => {
     hub = await testHub({ cwd: project('[policy]\nmax_concurrent_per_principal = 2\n') });
     addFixtures(hub);
     const slow = [hub.call('p.sleep', { ms: 200 }, alice), hub.call('p.sleep', { ms: 200 }, alice)];
-    await new Promise((r) => setTimeout(r, 20));
+    await until(() => hub?.services.metrics.snapshot()['p.sleep']?.inFlight === 2, {
+      what: 'both slow calls admitted',
+    });
     expect(await hub.call('p.echo', { t: 'x' }, alice)).toMatchObject({
       ok: false,
       error: { code: 'RATE_LIMITED', details: { scope: 'concurrency' } },
@@ -202,9 +210,13 @@ describe('audit', () => {
     );
     await hub.call('p.login', { user: 'ada', password: 'hunter2' }, alice);
     await hub.call('p.conflict', {}, bob);
-    await new Promise((r) => setImmediate(r));
-    await new Promise((r) => setTimeout(r, 20));
-    const records = await hub.services.store.audit.query({});
+    const records = await until(
+      async () => {
+        const all = (await hub?.services.store.audit.query({})) ?? [];
+        return all.some((r) => r.capability === 'p.conflict') && all.some((r) => r.capability === 'p.login') && all;
+      },
+      { what: 'both calls in the audit trail' },
+    );
     const login = records.find((r) => r.capability === 'p.login')!;
     expect(login).toMatchObject({ principal: 'alice', transport: 'cli', outcome: 'ok', errorCode: null });
     expect(login.input).toContain('ada');
@@ -223,8 +235,10 @@ describe('audit', () => {
     const before = Date.now();
     await hub.call('p.sleep', { ms: 40 }, alice);
     const after = Date.now();
-    await new Promise((r) => setTimeout(r, 20));
-    const [record] = (await hub.services.store.audit.query({})).filter((r) => r.capability === 'p.sleep');
+    const record = await until(
+      async () => ((await hub?.services.store.audit.query({})) ?? []).find((r) => r.capability === 'p.sleep'),
+      { what: 'the call in the audit trail' },
+    );
     expect(record.durationMs).toBeGreaterThanOrEqual(35);
     expect(record.durationMs).toBeLessThanOrEqual(after - before + 1);
     // The start, not the end: within the call's window, at least its duration before it ended.

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
+import { until } from '../../helpers/until.ts';
 import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
@@ -46,14 +47,6 @@ function describeProcesses(pids: number[]): string {
       }
     })
     .join('; ');
-}
-
-async function until(check: () => boolean, ms = 20_000, why = () => ''): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`condition not met in time ${why()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('claude-cli provider (real claude binary)', () => {
@@ -147,7 +140,7 @@ describe('claude-cli provider (real claude binary)', () => {
     hub = await agentHub({ anthropic: api.url });
     const started = await hub.value('agent.start', { session_name: 'slow', prompt: 'take your time', async: true });
     expect(started.status).toBe('running');
-    await until(() => api!.messages().length > 0);
+    await until(() => api!.messages().length > 0, { timeoutMs: 20_000, what: 'the first request' });
     // The meta names claude's session while the turn runs: a crash now would still resume claude's own session.
     const meta = JSON.parse(readFileSync(join(hub.dir, '.switchboard/sessions/slow.meta.json'), 'utf8'));
     expect(meta).toMatchObject({ status: 'running', provider_session_id: expect.stringMatching(/^[0-9a-f-]{36}$/) });
@@ -157,11 +150,10 @@ describe('claude-cli provider (real claude binary)', () => {
     expect(cancelled).toMatchObject({ cancelled: true, status: 'cancelled' });
     expect(Date.now() - t0).toBeLessThan(5000);
     // SIGKILL is immediate, but a loaded CI machine can take a few seconds to tear a large process down.
-    await until(
-      () => processesWith(meta.provider_session_id).length === 0,
-      15_000,
-      () => describeProcesses(processesWith(meta.provider_session_id)),
-    );
+    await until(() => processesWith(meta.provider_session_id).length === 0, {
+      timeoutMs: 15_000,
+      what: () => `the end of ${describeProcesses(processesWith(meta.provider_session_id))}`,
+    });
     const status = await hub.value('agent.status', { session_name: 'slow' });
     expect(status).toMatchObject({
       status: 'cancelled',

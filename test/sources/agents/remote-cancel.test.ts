@@ -6,6 +6,7 @@ import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';
+import { until } from '../../helpers/until.ts';
 import { sessionMeta } from '../../store/agent-sessions-contract.ts';
 import { agentHub } from './agent-hub.ts';
 
@@ -26,7 +27,7 @@ it('from another SQLite hub on the project there is no way to reach the turn: CO
     const before = api.messages().length;
     api.enqueue({ content: [{ type: 'text', text: 'never' }], delayMs: 60_000 });
     await local.value('agent.start', { session_name: 'held', agent_name: 'helper', prompt: 'slow', async: true });
-    for (let i = 0; i < 250 && api.messages().length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => api.messages().length > before, { timeoutMs: 5_000, what: 'the turn to reach the API' });
     const sqliteHub = await testHub({ cwd: local.dir, env: { ...process.env } });
     try {
       expect(await sqliteHub.value('agent.status', { session_name: 'held' })).toMatchObject({ running: true });

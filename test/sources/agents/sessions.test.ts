@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
+import { until } from '../../helpers/until.ts';
 import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
@@ -16,14 +17,6 @@ afterEach(async () => {
 });
 
 const ANTHROPIC = '[agents]\ndefault_provider = "anthropic"';
-
-async function until(check: () => boolean, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe('session names', () => {
   it.each([

@@ -9,6 +9,7 @@ import type { RedisStore } from '../../../src/store/redis/index.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';
+import { until } from '../../helpers/until.ts';
 import { sessionMeta } from '../../store/agent-sessions-contract.ts';
 import { agentHub } from './agent-hub.ts';
 
@@ -59,7 +60,7 @@ it('a turn whose lock another instance took over stops, and writes neither trans
   });
   api?.enqueue({ content: [{ type: 'text', text: 'too late' }], delayMs: 60_000 });
   await hub.value('agent.start', { session_name: 'stolen', prompt: 'slow', async: true });
-  while (api?.messages().length === 0) await new Promise((r) => setTimeout(r, 20));
+  await until(() => api?.messages().length !== 0, { what: 'the turn to reach the API' });
   // What another instance does after this one's lease ran out (a long pause, a partition): it takes the lock.
   await store.client.del(`${store.prefix}asession:turn:stolen`);
   await store.agentSessions.lock('stolen', 'other-instance', 60_000);

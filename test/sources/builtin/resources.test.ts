@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { defineCapability } from '../../../src/core/capability.ts';
 import type { CallContext, Principal } from '../../../src/core/context.ts';
 import { ADMIN, type TestHub, testHub } from '../../helpers/hub.ts';
+import { until } from '../../helpers/until.ts';
 
 const AGENT: Principal = { id: 'agent-1', roles: ['agent'] };
 
@@ -143,8 +144,13 @@ describe('switchboard://events', () => {
     hub = await testHub();
     await hub.value('system.register', { instance_id: 'w1', roles: [] });
     await hub.call('system.heartbeat', { instance_id: 'ghost' });
-    await new Promise((r) => setTimeout(r, 20));
-    const { mimeType, text } = await read(hub, 'switchboard://events');
+    const { mimeType, text } = await until(
+      async () => {
+        const got = await read(hub!, 'switchboard://events');
+        return got.text.includes('instance.registered') && got;
+      },
+      { what: 'the stored events' },
+    );
     expect(mimeType).toBe('application/json');
     const events = JSON.parse(text);
     // Oldest first by time; stored hub events carry their store seq, in-memory call events seq 0.
@@ -160,15 +166,20 @@ describe('switchboard://events', () => {
   it('keeps at most 100 events', async () => {
     hub = await testHub();
     for (let i = 0; i < 120; i++) await hub.value('system.health');
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 20)); // a bound can only be checked after a settle: late events would show
     expect(JSON.parse((await read(hub, 'switchboard://events')).text)).toHaveLength(100);
   });
 
   it('hides calls of tools the reader may not see', async () => {
     hub = await testHub();
     await hub.value('system.config', { action: 'get' });
-    await new Promise((r) => setTimeout(r, 20));
-    const admin = JSON.parse((await read(hub, 'switchboard://events')).text).map((e: any) => e.event.name);
+    const admin = await until(
+      async () => {
+        const names = JSON.parse((await read(hub!, 'switchboard://events')).text).map((e: any) => e.event.name);
+        return names.includes('system.config') && names;
+      },
+      { what: 'the config call among the events' },
+    );
     expect(admin).toContain('system.config');
     const agent = JSON.parse((await read(hub, 'switchboard://events', AGENT)).text).map((e: any) => e.event.name);
     expect(agent).not.toContain('system.config');

@@ -3,12 +3,13 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../../src/core/capability.ts';
 import type { BusEvent, Principal } from '../../../src/core/context.ts';
 import { sweepExpiredInstances } from '../../../src/sources/builtin/system/index.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
+import { until } from '../../helpers/until.ts';
 
 const AGENT: Principal = { id: 'agent-1', roles: ['agent'] };
 
@@ -22,6 +23,7 @@ async function dispose(h: TestHub): Promise<void> {
 }
 
 afterEach(async () => {
+  vi.useRealTimers();
   if (hub) await dispose(hub);
   hub = undefined;
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
@@ -58,13 +60,11 @@ async function assignedTask(
   return task.id;
 }
 
-async function until(check: () => Promise<boolean>, timeoutMs = 3000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 20));
-  }
+/** Freeze the wall clock (leases are stamped with Date.now()); timers and I/O stay real. Move it with `later`. */
+function freezeClock(): void {
+  vi.useFakeTimers({ toFake: ['Date'] });
 }
+const later = (ms: number) => vi.setSystemTime(Date.now() + ms);
 
 describe('system.health', () => {
   it('reports the store as a healthy component with uptime and instance id', async () => {
@@ -123,8 +123,9 @@ describe('system.register and system.heartbeat', () => {
 
   it('extends the lease on heartbeat', async () => {
     hub = await testHub();
+    freezeClock();
     const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
-    await new Promise((r) => setTimeout(r, 5));
+    later(5);
     const beat = await hub.value('system.heartbeat', { instance_id: 'w1' });
     expect(beat.instance_id).toBe('w1');
     expect(beat.ttlMs).toBe(30_000);
@@ -179,10 +180,11 @@ describe('instance expiry', () => {
 
   it('with a tiny configured ttl, a late heartbeat fails and get_state shows the tasks back to pending', async () => {
     hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 150\n') });
+    freezeClock();
     const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
     expect(inst.ttlMs).toBe(150);
     const task = await assignedTask(hub, 'w1');
-    await new Promise((r) => setTimeout(r, 250));
+    later(250);
 
     const beat = await hub.call('system.heartbeat', { instance_id: 'w1' });
     expect(beat.ok).toBe(false);
@@ -202,17 +204,18 @@ describe('instance expiry', () => {
     const events = recordEvents(hub, 'instance.expired');
     await hub.value('system.register', { instance_id: 'w1', roles: [] });
     const task = await assignedTask(hub, 'w1');
-    await until(async () => events.length > 0);
+    await until(() => events.length > 0, { timeoutMs: 3000, what: 'an instance.expired event' });
     expect(events[0]).toMatchObject({ id: 'w1', released: [task] });
     expect(await hub.services.store.instances.list()).toEqual([]);
   });
 
   it('keeps an instance alive while it heartbeats', async () => {
     hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 400\n') });
+    freezeClock();
     await hub.value('system.register', { instance_id: 'w1', roles: [] });
     // 5 × 100 ms outlives one 400 ms lease, so only the heartbeats keep it.
     for (let i = 0; i < 5; i++) {
-      await new Promise((r) => setTimeout(r, 100));
+      later(100);
       await hub.value('system.heartbeat', { instance_id: 'w1' });
     }
     expect((await hub.value('system.get_state')).instances.map((i: { id: string }) => i.id)).toEqual(['w1']);
@@ -232,7 +235,12 @@ describe('system.get_state', () => {
     const failed = await store.tasks.create({ text: 'failed', priority: 1 });
     await store.tasks.update(failed.id, { status: 'failed', error: 'nope' });
     for (let i = 0; i < 25; i++) await hub.value('system.health');
-    await new Promise((r) => setTimeout(r, 20));
+    await until(
+      async () => (await hub?.value('system.get_state'))?.recentEvents.some((e: any) => e.event.type === 'call'),
+      {
+        what: 'the calls among the recent events',
+      },
+    );
 
     const state = await hub.value('system.get_state');
     expect(state.instances).toEqual([
@@ -261,7 +269,12 @@ describe('system.get_state', () => {
   it('hides calls of capabilities the caller may not see', async () => {
     hub = await testHub();
     await hub.value('system.config', { action: 'get' });
-    await new Promise((r) => setTimeout(r, 20));
+    // The admin's view shows the call once it is recorded; only then is its absence from the agent's view telling.
+    await until(
+      async () =>
+        (await hub?.value('system.get_state'))?.recentEvents.some((e: any) => e.event.name === 'system.config'),
+      { what: 'the system.config call among the recent events' },
+    );
     const out = await hub.call('system.get_state', {}, AGENT);
     expect(out.ok).toBe(true);
     const names = (out.ok ? (out.value as any).recentEvents : []).map((e: any) => e.event.name);
@@ -509,6 +522,6 @@ describe('system.config', () => {
     await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 150 } } });
     await hub.value('system.register', { instance_id: 'w1', roles: [] });
     // With the default 30 s ttl the timer ticks every second; after the patch it ticks every ~37 ms.
-    await until(async () => events.length > 0, 700);
+    await until(() => events.length > 0, { timeoutMs: 700, what: 'an instance.expired event' });
   });
 });

@@ -1,6 +1,6 @@
 // The built-in task domain through the real pipeline: schemas, defaults, the lifecycle and its errors,
 // pagination, instance checks and the task.changed events — as a model calling the tools would see them.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { HubEvent } from '../../../src/core/context.ts';
 import type { Outcome } from '../../../src/core/pipeline.ts';
 import type { Task } from '../../../src/store/contract.ts';
@@ -448,14 +448,20 @@ describe('task.assign', () => {
 
   it('refuses an instance whose lease expired, even before the sweep removed it', async () => {
     const task = await create();
-    await hub.services.store.instances.register('w-old', [], 1);
-    await new Promise((r) => setTimeout(r, 20));
-    expectError(
-      await hub.call('task.assign', { id: task.id, instance_id: 'w-old' }),
-      'NOT_FOUND',
-      "Instance 'w-old'",
-      'expired',
-    );
+    // The lease is stamped with Date.now: freeze it, then move it past the 1 ms lease instead of sleeping.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      await hub.services.store.instances.register('w-old', [], 1);
+      vi.setSystemTime(Date.now() + 20);
+      expectError(
+        await hub.call('task.assign', { id: task.id, instance_id: 'w-old' }),
+        'NOT_FOUND',
+        "Instance 'w-old'",
+        'expired',
+      );
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('requires instance_id', async () => {

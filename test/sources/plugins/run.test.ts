@@ -8,7 +8,8 @@ import type { Outcome } from '../../../src/core/pipeline.ts';
 import type { PluginsSource } from '../../../src/sources/plugins/index.ts';
 import { ADMIN, type TestHub, testHub } from '../../helpers/hub.ts';
 import { pluginProject, writeFiles, writePlugin } from '../../helpers/plugins.ts';
-import { alive, pidFrom } from '../../helpers/proc.ts';
+import { alive, gone, pidFrom } from '../../helpers/proc.ts';
+import { until } from '../../helpers/until.ts';
 
 let hub: TestHub | undefined;
 afterEach(async () => {
@@ -261,8 +262,7 @@ describe('timeouts', () => {
     expect(isError(out)).toBe(true);
     expect(text(out)).toMatch(/Killed after 1000 ms \(timeout\): the whole process tree was stopped/);
     expect(data(out).directories[0]).toMatchObject({ timedOut: true, exitCode: 124 });
-    await new Promise((r) => setTimeout(r, 50));
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
   });
 
   it('idle_timeout kills a hook that stops writing output', async () => {
@@ -278,8 +278,7 @@ describe('timeouts', () => {
     expect(text(out)).toMatch(/Killed after 400 ms without output \(idle_timeout\)/);
     expect(data(out).directories[0]).toMatchObject({ idleTimedOut: true });
     const grandchild = Number(readFileSync(pidFile, 'utf8'));
-    await new Promise((r) => setTimeout(r, 50));
-    expect(alive(grandchild)).toBe(false);
+    expect(await gone(grandchild)).toBe(true);
   });
 });
 
@@ -365,18 +364,15 @@ describe('discovery at run time', () => {
     });
     writePlugin(root, 'checks', `hooks:\n  lint: { command: "true" }\n  test: { command: "true" }\n`);
     writePlugin(root, 'late', `hooks:\n  build: { command: "true" }\n`);
-    for (
-      let i = 0;
-      i < 100 && !(h.services.registry.get('checks__test') && h.services.registry.get('late__build'));
-      i++
-    )
-      await new Promise((r) => setTimeout(r, 50));
+    await until(() => h.services.registry.get('checks__test') && h.services.registry.get('late__build'), {
+      timeoutMs: 5_000,
+      what: 'the new hooks',
+    });
     expect(h.services.registry.get('checks__test')).toBeDefined();
     expect(h.services.registry.get('late__build')).toBeDefined();
     expect(changes).toContain('tools');
     writePlugin(root, 'checks', `hooks: 7\n`);
-    for (let i = 0; i < 100 && h.services.registry.get('checks__lint'); i++)
-      await new Promise((r) => setTimeout(r, 50));
+    await until(() => !h.services.registry.get('checks__lint'), { timeoutMs: 5_000, what: 'the broken plugin to go' });
     expect(h.services.registry.get('checks__lint')).toBeUndefined();
     expect(h.services.registry.get('late__build')).toBeDefined();
     const health = await h.services.health.run();
@@ -392,7 +388,7 @@ describe('discovery at run time', () => {
     const dir = join(h.dir, '.switchboard', 'plugins', 'late');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'switchboard-plugin.yml'), 'hooks:\n  lint:\n    command: "true"\n');
-    for (let i = 0; i < 100 && !h.services.registry.get('late__lint'); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => h.services.registry.get('late__lint'), { timeoutMs: 5_000, what: 'the late plugin' });
     expect(h.services.registry.get('late__lint')).toBeDefined();
   });
 

@@ -8,6 +8,7 @@ import type { Principal } from '../../../src/core/context.ts';
 import { createLogger } from '../../../src/observe/logger.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { gone, pidFrom } from '../../helpers/proc.ts';
+import { until } from '../../helpers/until.ts';
 import { nl, projectScripts, tool, writeFiles } from './helpers.ts';
 
 let hub: TestHub;
@@ -479,11 +480,13 @@ describe('cancelling', () => {
     expect(out).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
     expect(await gone(pid)).toBe(true);
     // The call answered CANCELLED at once; the executor records the killed step a moment later.
-    let status = await tool(hub, 'script.status');
-    for (let i = 0; i < 100 && status.state === 'running'; i++) {
-      await new Promise((r) => setTimeout(r, 20));
-      status = await tool(hub, 'script.status');
-    }
+    const status = await until(
+      async () => {
+        const now = await tool(hub, 'script.status');
+        return now.state !== 'running' && now;
+      },
+      { timeoutMs: 2_000, what: 'the killed step recorded' },
+    );
     expect(status.state).toBe('fallback');
     expect(status.text).toContain('The step `slow[0]` failed');
     expect(status.text).not.toContain('echo never');
@@ -637,7 +640,7 @@ describe('scripts as prompts', () => {
     projectScripts(hub.dir, {
       'nl/fresh.md': '---\ndescription: new here\n---\nDo the fresh thing with $ARGUMENTS.\n',
     });
-    for (let i = 0; i < 100 && !registry.getPrompt('fresh'); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => registry.getPrompt('fresh'), { timeoutMs: 5_000, what: 'the new prompt' });
     const prompt = registry.getPrompt('fresh');
     expect(prompt?.description).toBe('new here');
     const got = (await prompt?.get({ arguments: 'style' }, {} as never)) as unknown as {
@@ -645,7 +648,7 @@ describe('scripts as prompts', () => {
     };
     expect(got.messages[0].content.text).toBe('Do the fresh thing with style.\n');
     rmSync(join(hub.dir, '.switchboard/scripts/nl/fresh.md'));
-    for (let i = 0; i < 100 && registry.getPrompt('fresh'); i++) await new Promise((r) => setTimeout(r, 50));
+    await until(() => !registry.getPrompt('fresh'), { timeoutMs: 5_000, what: 'the prompt to go' });
     expect(registry.getPrompt('fresh')).toBeUndefined();
   });
 });

@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
+import { type Truthy, until } from '../../helpers/until.ts';
 
 export const FIXTURE = resolve('test/fixtures/upstream/fixture-server.mjs');
 
@@ -27,14 +28,8 @@ export function writeConfig(dir: string, servers: Record<string, unknown>[], mor
 }
 
 /** Poll `check` every 25 ms until it returns truthy or `ms` pass. */
-export async function waitFor<T>(check: () => T | Promise<T>, ms = 10_000, what = 'condition'): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+export async function waitFor<T>(check: () => T | Promise<T>, ms = 10_000, what = 'condition'): Promise<Truthy<T>> {
+  return until(check, { timeoutMs: ms, everyMs: 25, what });
 }
 
 /** Start the fixture server over Streamable HTTP on a free port. */
