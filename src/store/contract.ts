@@ -1,5 +1,8 @@
 // The Store contract: typed parts for all shared state. SQLite (embedded, default) and Redis (scale-out)
 // implement it; one contract test suite (test/store/contract.ts) runs against every implementation.
+// One file above ~400 lines on purpose: it is the page a backend's implementer reads, every part's interface and its
+// documented rules side by side, with no code of its own to speak of; the records are in records/, the parts'
+// implementations one file each in sqlite/ and redis/.
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';

@@ -8,13 +8,7 @@ import {
   type ReadResourceResult,
   type Resource,
   type ResourceTemplateType as ResourceTemplate,
-  SdkError,
-  SdkErrorCode,
-  SdkHttpError,
-  SSEClientTransport,
-  StreamableHTTPClientTransport,
   type Tool,
-  type Transport,
 } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { version } from '../../version.ts';
@@ -24,7 +18,7 @@ import { SwitchboardError } from '../errors.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
 import type { ResolvedServer } from './server-spec.ts';
-import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
+import { callError, describeConnectError, isSessionGone, openTransport } from './upstream-edges.ts';
 
 /** What a server offers, as it listed it (tool schemas untouched). */
 export interface Catalog {
@@ -60,7 +54,6 @@ const STABLE_MS = 60_000;
 /** The SDK's own per-request timer is disabled for tool calls: the pipeline's timeout (reset by progress) rules. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
-const STDERR_LINE_MAX = 2000;
 /**
  * The result schema handed to the SDK client for tool calls: it accepts anything, so every tool result — from the
  * SDK client or the call lane — is checked once, by `checkCallToolResult`, with one kind of error.
@@ -216,69 +209,11 @@ export class UpstreamConnection {
         try {
           return await run(await this.ready(cancel));
         } catch (again) {
-          throw this.translate(again, cancel, request);
+          throw callError(again, cancel, request, this.server);
         }
       }
-      throw this.translate(err, cancel, request);
+      throw callError(err, cancel, request, this.server);
     }
-  }
-
-  /** `request` says what was asked (`tools/call of 'x'`), for errors about the answer. */
-  private translate(err: unknown, cancel: CancelWatch, request: string): unknown {
-    if (err instanceof SwitchboardError) return err;
-    if (cancel.aborted) return cancel.reason ?? err;
-    const invalid = this.invalidAnswer(err, request);
-    if (invalid) return invalid;
-    if (err instanceof SdkError) {
-      if (err.code === SdkErrorCode.RequestTimeout)
-        return new SwitchboardError(
-          'TIMEOUT',
-          `Upstream server '${this.name}' did not answer within ${this.server.timeoutMs} ms (timeout_ms; progress notifications extend it).`,
-          { server: this.name },
-        );
-      if (err.code === SdkErrorCode.ConnectionClosed || err.code === SdkErrorCode.NotConnected)
-        return new SwitchboardError(
-          'UNAVAILABLE',
-          `Upstream server '${this.name}' closed the connection during the call; it is being restarted. Retry in a moment.`,
-          { server: this.name },
-        );
-      return new SwitchboardError('UNAVAILABLE', `Upstream server '${this.name}': ${err.message}`, {
-        server: this.name,
-      });
-    }
-    // A JSON-RPC error from the server itself (unknown tool, invalid params): its message is the useful part.
-    const e = err as { code?: unknown; message?: string };
-    if (typeof e?.code === 'number')
-      return new SwitchboardError(
-        e.code === -32602 ? 'INVALID_INPUT' : e.code === -32601 ? 'NOT_FOUND' : 'INTERNAL',
-        `Upstream server '${this.name}': ${e.message ?? 'request failed'}`,
-        { server: this.name, upstreamCode: e.code },
-      );
-    return new SwitchboardError('INTERNAL', `Upstream server '${this.name}': ${(err as Error)?.message ?? err}`, {
-      server: this.name,
-    });
-  }
-
-  /** An answer the server should not have sent (too long, not an object, failing the result schema), as UPSTREAM. */
-  private invalidAnswer(err: unknown, request: string): SwitchboardError | undefined {
-    const e = err as { code?: unknown; message?: string; data?: Record<string, unknown>; issues?: unknown };
-    if (e?.data?.[OVERSIZED_ANSWER] === true)
-      return new SwitchboardError('UPSTREAM', e.message as string, { server: this.name });
-    // The SDK's own checks of a 2026-era result, and its message schema rejecting an answer (over HTTP).
-    const sdkInvalid = err instanceof SdkError && err.code === SdkErrorCode.InvalidResult;
-    const issues = Array.isArray(e?.issues) ? (e.issues as { path?: PropertyKey[]; message?: string }[]) : undefined;
-    if (!sdkInvalid && !issues?.length) return undefined;
-    const first = issues?.[0] as { code?: string; path?: PropertyKey[]; message?: string } | undefined;
-    const what = !first
-      ? String(e.message).replace(/\s+/g, ' ').slice(0, 500)
-      : first.code === 'invalid_union'
-        ? 'the message is not valid JSON-RPC (an answer has jsonrpc "2.0", the request\'s id, and an object result or an error)'
-        : `${first.path?.length ? `${first.path.join('.')}: ` : ''}${first.message}`;
-    return new SwitchboardError(
-      'UPSTREAM',
-      `Upstream server '${this.name}' sent an invalid answer to ${request}: ${what}. The server is at fault; its answer was not passed on.`,
-      { server: this.name },
-    );
   }
 
   private async reconnectNow(stale: Client): Promise<void> {
@@ -334,7 +269,7 @@ export class UpstreamConnection {
         );
       return (await caller.sample(request.params as Record<string, unknown>)) as never;
     });
-    const transport = this.transport();
+    const transport = openTransport(this.server, this.logger);
     const started = performance.now();
     try {
       await client.connect(transport, { timeout: this.server.startupTimeoutMs });
@@ -364,35 +299,6 @@ export class UpstreamConnection {
       this.setStatus('failed');
       this.scheduleRetry();
     }
-  }
-
-  private transport(): Transport {
-    const s = this.server;
-    if (s.transport === 'stdio') {
-      const t = new BatchingStdioClientTransport({
-        name: s.name,
-        maxMessageBytes: s.maxMessageBytes,
-        command: s.command as string,
-        args: s.args,
-        env: s.env,
-        ...(s.cwd ? { cwd: s.cwd } : {}),
-        stderr: 'pipe',
-      });
-      // The child's stderr goes to our log, line by line and capped: stdout is the protocol and stays clean.
-      let partial = '';
-      t.stderr?.on('data', (chunk: Buffer) => {
-        const lines = (partial + chunk.toString('utf8')).split('\n');
-        partial = lines.pop() ?? '';
-        for (const line of lines)
-          if (line.trim()) this.logger.debug({ server: this.name, stderr: line.slice(0, STDERR_LINE_MAX) }, 'upstream');
-      });
-      return t;
-    }
-    const url = new URL(s.url as string);
-    const requestInit = { headers: s.headers };
-    return s.transport === 'sse'
-      ? new SSEClientTransport(url, { requestInit })
-      : new StreamableHTTPClientTransport(url, { requestInit });
   }
 
   private newest(can: (c: ClientChannel) => unknown): ClientChannel | undefined {
@@ -500,30 +406,4 @@ export function withDefaults(
   for (const [field, spec] of Object.entries(schema.properties))
     if (!(field in content) && spec && 'default' in spec) content[field] = spec.default;
   return { ...answer, content };
-}
-
-function isSessionGone(err: unknown): boolean {
-  return err instanceof SdkHttpError && err.status === 404;
-}
-
-/** A connect failure in words a person can act on. */
-function describeConnectError(err: unknown, server: ResolvedServer): string {
-  const e = err as NodeJS.ErrnoException & { status?: number };
-  if (e?.code === 'ENOENT' && server.transport === 'stdio')
-    return `command not found: ${server.command} (check the command and PATH)`;
-  if (err instanceof SdkError && err.code === SdkErrorCode.RequestTimeout)
-    return `no answer within startup_timeout_ms (${server.startupTimeoutMs} ms)`;
-  if (err instanceof SdkError && err.code === SdkErrorCode.ConnectionClosed)
-    return server.transport === 'stdio'
-      ? 'the process exited before it finished starting (run the command by hand to see why)'
-      : 'the connection closed during the handshake';
-  if (err instanceof SdkHttpError) return `HTTP ${err.status}${err.statusText ? ` ${err.statusText}` : ''}`;
-  // fetch wraps the socket error a level or two down (SdkError → TypeError "fetch failed" → Error ECONNREFUSED).
-  for (let c: unknown = err, depth = 0; c && depth < 5; c = (c as { cause?: unknown }).cause, depth++) {
-    const code = (c as { code?: unknown }).code;
-    if (code === 'ECONNREFUSED') return `connection refused at ${server.url} (is the server running?)`;
-    if (code === 'ENOTFOUND') return `host not found: ${server.url}`;
-    if (code === 'ECONNRESET') return `the connection to ${server.url} was reset`;
-  }
-  return (err as Error)?.message ?? String(err);
 }
