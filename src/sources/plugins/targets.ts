@@ -5,6 +5,7 @@ import { access, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { isInside } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { runCommand } from '../../core/process.ts';
 
@@ -36,8 +37,7 @@ export function resolveInside(root: string, directory: string | undefined): stri
       { directory },
     );
   }
-  const rel = relative(realRoot, real);
-  if (rel.startsWith('..') || rel.startsWith(sep) || /^[A-Za-z]:/.test(rel)) {
+  if (!isInside(realRoot, real)) {
     throw new SwitchboardError(
       'INVALID_INPUT',
       `directory '${directory}' resolves to ${real}, outside the project root ${realRoot}; hooks only run inside the project. Give a path relative to the project root.`,
