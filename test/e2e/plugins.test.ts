@@ -62,6 +62,8 @@ describe('the demo workspace plugin over stdio', () => {
       ],
       dependencies: [{ hook: 'lint', ok: true }],
     });
+    // A client that shows the model only structuredContent (Codex) still shows it the failing output.
+    expect((result.structuredContent as { answer: string }).answer).toBe(text);
   });
 
   it('passes in the passing package and streams its lines when verbose', async () => {

@@ -73,7 +73,8 @@ describe('scripts over stdio', () => {
     expect(text(first)).toContain('- `test:nested[0]`: ✓ `echo nested: start`');
     expect(text(first)).toContain('### Pending LLM step: `test:nested[1] > test:random[2]`');
     expect(first.structuredContent).toMatchObject({ state: 'llm', next_tool: 'script__continue_compiled_script' });
-    // Over stdio the process is the client: no run_id needed.
+    // Over stdio the process is the client: no run_id needed, and none in the suggested call.
+    expect(text(first)).toMatch(/Call `script__continue_compiled_script` with `\{"outputs":/);
     const status = await client.callTool({ name: 'script__status', arguments: {} });
     expect(text(status)).toContain('Stack: `test:nested[1] > test:random[2]`');
     const wrong = await client.callTool({ name: 'script__finish_nl_script', arguments: {} });
@@ -196,6 +197,10 @@ describe('scripts over Streamable HTTP', () => {
       const runId = (started.structuredContent as { run_id: string }).run_id;
       expect(runId).toMatch(/^run-/);
       expect(text(started)).toContain(`(run_id: ${runId})`);
+      // Without a session the client must name its run: the call it is told to make says so, ready to send.
+      expect(text(started)).toContain(
+        `Call \`script__continue_compiled_script\` with \`{"run_id":"${runId}","outputs":{"answer":"…"}}\``,
+      );
       const lost = await client.callTool({ name: 'script__status', arguments: {} });
       expect(lost.isError).toBe(true);
       expect(text(lost)).toContain('pass the run_id that script__start returned');
@@ -223,6 +228,7 @@ describe('scripts over Streamable HTTP', () => {
     const runId = started.body.structuredContent.run_id;
     expect(runId).toMatch(/^run-/);
     expect(started.body.content[0].text).toContain('What about D?');
+    expect(started.body.content[0].text).toContain(`with \`{"run_id":"${runId}","outputs":`);
     const wrong = await post('script__finish_nl_script', { run_id: runId });
     expect(wrong.status).toBe(409);
     expect(JSON.stringify(wrong.body)).toContain('script__continue_compiled_script');

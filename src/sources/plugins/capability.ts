@@ -60,8 +60,11 @@ export function hookCapability(host: () => HookHost, plugin: Plugin, hook: Plugi
             }
           : undefined,
       });
-      return rawResult([{ type: 'text', text: renderReport(report) }], {
-        structuredContent: reportData(report),
+      // The text rides in the structured content too (`answer`, as in script answers): Codex shows the model only
+      // structuredContent when present, and a failing hook's output is what the model needs to read.
+      const text = renderReport(report);
+      return rawResult([{ type: 'text', text }], {
+        structuredContent: { ...reportData(report), answer: text },
         ...(report.ok ? {} : { isError: true }),
       });
     },

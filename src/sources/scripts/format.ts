@@ -36,24 +36,34 @@ export function formatExecuted(steps: readonly ExecutedStep[]): string {
   return lines.join('\n').trimEnd();
 }
 
-function expectsBlock(expects: Record<string, string>): string {
+/**
+ * A suggested call: the tool, with the arguments to send. A client without a session (2026 stateless HTTP, REST)
+ * must name its run in every call, so its suggestions carry `run_id`.
+ */
+function suggestedCall(tool: string, args: Record<string, unknown> | undefined, runId: string | undefined): string {
+  const sent = runId ? { run_id: runId, ...args } : args;
+  return sent === undefined ? `\`${tool}\`` : `\`${tool}\` with \`${JSON.stringify(sent)}\``;
+}
+
+function expectsBlock(expects: Record<string, string>, runId: string | undefined): string {
   const keys = Object.keys(expects);
   if (keys.length === 0)
-    return `**Expected outputs:** none — call \`${TOOL_CONTINUE}\` with \`{"outputs": {}}\` when you are done.`;
-  const example = JSON.stringify({ outputs: Object.fromEntries(keys.map((k) => [k, '…'])) });
+    return `**Expected outputs:** none — call ${suggestedCall(TOOL_CONTINUE, { outputs: {} }, runId)} when you are done.`;
+  const example = { outputs: Object.fromEntries(keys.map((k) => [k, '…'])) };
   return [
     `**Expected outputs** (pass them to \`${TOOL_CONTINUE}\` as \`outputs\`):`,
     ...keys.map((k) => `- \`${k}\`: ${expects[k]}`),
     '',
-    `Call \`${TOOL_CONTINUE}\` with \`${example}\` when you are done.`,
+    `Call ${suggestedCall(TOOL_CONTINUE, example, runId)} when you are done.`,
   ].join('\n');
 }
 
 /**
  * Render the pending state. `withContext` shows a compiled script's NL source the first time the model is needed
- * (and marks it shown); status answers pass false so looking does not consume it.
+ * (and marks it shown); status answers pass false so looking does not consume it. `runId` is given for a client
+ * without a session: the suggested calls then name the run.
  */
-export function formatPending(ex: Executor, withContext: boolean): Answer {
+export function formatPending(ex: Executor, withContext: boolean, runId?: string): Answer {
   const p = ex.pending();
   if (p.kind === 'none') return { text: 'No script is running. Call `script__start` to run one.', state: 'idle' };
   const trace = ex.trace();
@@ -74,7 +84,13 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
   switch (p.kind) {
     case 'llm':
       context(p.frame);
-      parts.push(`### Pending LLM step: \`${trace}\``, '', p.step.prompt.trimEnd(), '', expectsBlock(p.step.expects));
+      parts.push(
+        `### Pending LLM step: \`${trace}\``,
+        '',
+        p.step.prompt.trimEnd(),
+        '',
+        expectsBlock(p.step.expects, runId),
+      );
       return { text: parts.join('\n'), state: 'llm', nextTool: TOOL_CONTINUE };
     case 'shell_failure':
       context(p.frame);
@@ -87,7 +103,7 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
         '',
         'Find out why and decide how to proceed: fix the cause and re-run the command yourself if that is right, or leave it failed.',
         '',
-        expectsBlock(SHELL_FAILURE_EXPECTS),
+        expectsBlock(SHELL_FAILURE_EXPECTS, runId),
       );
       return { text: parts.join('\n'), state: 'shell_failure', nextTool: TOOL_CONTINUE };
     case 'interrupted':
@@ -96,7 +112,7 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
         '',
         `Switchboard stopped while this auto step ran: \`${autoLabel(p.step)}\`. Its result was never recorded.`,
         '',
-        `Call \`${TOOL_CONTINUE}\` with \`{"outputs": {}}\` to run it again and go on.`,
+        `Call ${suggestedCall(TOOL_CONTINUE, { outputs: {} }, runId)} to run it again and go on.`,
       );
       return { text: parts.join('\n'), state: 'interrupted', nextTool: TOOL_CONTINUE };
     case 'fallback':
@@ -105,7 +121,7 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
         '',
         `The step \`${p.fallback.where}\` failed: ${p.fallback.exception}`,
         '',
-        `Complete the rest of \`${p.frame.script.name}\` by hand, following its instructions below (skip what already ran above). When you have completed this command, call \`${TOOL_FINISH}\`.`,
+        `Complete the rest of \`${p.frame.script.name}\` by hand, following its instructions below (skip what already ran above). When you have completed this command, call ${suggestedCall(TOOL_FINISH, undefined, runId)}.`,
         '',
         '<instructions>',
         ex.nlText(p.frame).trimEnd(),
@@ -123,18 +139,18 @@ export function formatPending(ex: Executor, withContext: boolean): Answer {
         ex.nlText(p.frame).trimEnd(),
         '</instructions>',
         '',
-        `When you have completed this command, call \`${TOOL_FINISH}\` (do not call it after single steps).`,
+        `When you have completed this command, call ${suggestedCall(TOOL_FINISH, undefined, runId)} (do not call it after single steps).`,
       );
       return { text: parts.join('\n'), state: 'nl', nextTool: TOOL_FINISH };
   }
 }
 
 /** The answer after a start / continue / finish: executed steps (drained), then what is pending. */
-export function formatAnswer(ex: Executor): Answer {
+export function formatAnswer(ex: Executor, runId?: string): Answer {
   const executed = formatExecuted(ex.executed);
   ex.executed = [];
   const pending = ex.running
-    ? formatPending(ex, true)
+    ? formatPending(ex, true, runId)
     : ({
         text: '### All scripts finished.\n\nNothing is running. Call `script__start` to run another script.',
         state: 'finished',

@@ -270,7 +270,9 @@ export class ScriptRuns {
     if (!changes && target.busy > 0) return { ...this.runningStatus(target), runId: target.id };
     if (changes) target.busy++;
     target.lastUsed = Date.now();
-    const result = target.queue.then(() => target.session.call(tool, rest, ctx.signal));
+    // A client without a session names its run in every call: its suggested next calls say which.
+    const sessionless = key ? undefined : target.id;
+    const result = target.queue.then(() => target.session.call(tool, rest, ctx.signal, sessionless));
     target.queue = result.catch(() => {});
     try {
       const answer = await result.finally(() => this.settle(target));

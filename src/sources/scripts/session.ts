@@ -81,15 +81,18 @@ export class ScriptSession {
     this.sinks.push({ sink, all: opts.all ?? false });
   }
 
-  /** Answer one tool call (no recording). */
-  async dispatch(tool: string, input: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
+  /**
+   * Answer one tool call (no recording). `runId` is given for a client without a session, whose suggested next
+   * calls must name the run.
+   */
+  async dispatch(tool: string, input: Record<string, unknown>, signal: AbortSignal, runId?: string): Promise<Answer> {
     const ex = this.executor;
     switch (tool) {
       case 'script__start': {
         const name = str(input, 'name');
         if (!name) throw new SwitchboardError('INVALID_INPUT', 'name: expected the script name, e.g. "test:random".');
         await ex.start(name, str(input, 'arguments') ?? '', str(input, 'working_dir'), signal);
-        return formatAnswer(ex);
+        return formatAnswer(ex, runId);
       }
       case 'script__continue_compiled_script': {
         const outputs = input.outputs;
@@ -99,13 +102,13 @@ export class ScriptSession {
             "outputs: expected an object of the step's expected outputs ({} when it expects none).",
           );
         await ex.continueCompiled(outputs as Record<string, unknown>, signal);
-        return formatAnswer(ex);
+        return formatAnswer(ex, runId);
       }
       case 'script__finish_nl_script':
         await ex.finishNl(signal);
-        return formatAnswer(ex);
+        return formatAnswer(ex, runId);
       case 'script__status': {
-        const pending = formatPending(ex, false);
+        const pending = formatPending(ex, false, runId);
         return ex.running ? { ...pending, text: `Stack: \`${ex.trace()}\`\n\n${pending.text}` } : pending;
       }
       default:
@@ -117,11 +120,11 @@ export class ScriptSession {
   }
 
   /** Answer a tool call and record its input, its auto steps and its output. */
-  async call(tool: RunTool, input: Record<string, unknown>, signal: AbortSignal): Promise<Answer> {
+  async call(tool: RunTool, input: Record<string, unknown>, signal: AbortSignal, runId?: string): Promise<Answer> {
     const sinks = this.sinks.filter((s) => s.all || tool !== 'script__status').map((s) => s.sink);
     for (const sink of sinks) await sink({ type: 'mcp_tool_input', tool, input });
     try {
-      const answer = await this.dispatch(tool, input, signal);
+      const answer = await this.dispatch(tool, input, signal, runId);
       for (const sink of sinks) await sink({ type: 'mcp_tool_output', tool, output: answer.text });
       return answer;
     } catch (err) {
