@@ -4,10 +4,10 @@
 // this bypasses and why it is safe.
 import type { Cancellation } from '../core/cancellation.ts';
 import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
+import { paramHeadersOf } from '../core/mcp-param-headers.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
-import { paramHeadersOf } from './mcp-param-headers.ts';
 import { mcpRequestId } from './mcp-server.ts';
 
 const META_PREFIX = 'io.modelcontextprotocol/';

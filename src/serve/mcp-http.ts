@@ -15,11 +15,11 @@ import {
 } from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
+import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
-import { checkParamHeaders, paramHeadersOf } from './mcp-param-headers.ts';
 import { buildMcpServer, forwardListChanges, SERVER_INFO, toCallToolResult } from './mcp-server.ts';
 
 const MODERN_VERSION = '2026-07-28';

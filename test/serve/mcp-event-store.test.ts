@@ -1,8 +1,8 @@
 // The per-session event store behind resumable SSE streams, and the SEP-2243 header helpers.
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
+import { checkParamHeaders, decodeParamHeader, paramHeadersOf } from '../../src/core/mcp-param-headers.ts';
 import { createSessionEventStore } from '../../src/serve/mcp-event-store.ts';
-import { checkParamHeaders, decodeParamHeader, paramHeadersOf } from '../../src/serve/mcp-param-headers.ts';
 
 const msg = (id: number): JSONRPCMessage => ({ jsonrpc: '2.0', id, result: {} }) as JSONRPCMessage;
 

@@ -15,6 +15,7 @@ import { version } from '../../version.ts';
 import { type CancelWatch, watchSignal } from '../cancellation.ts';
 import type { ClientChannel } from '../context.ts';
 import { SwitchboardError } from '../errors.ts';
+import { paramHeadersOf, paramHeaderValues } from '../mcp-param-headers.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
 import type { ResolvedServer } from './server-spec.ts';
@@ -165,6 +166,7 @@ export class UpstreamConnection {
           : client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
               signal: opts.cancel.signal,
               timeout: NO_SDK_TIMEOUT,
+              headers: this.paramHeaders(tool, args),
             }),
       );
       return checkCallToolResult(this.name, tool, result);
@@ -173,6 +175,18 @@ export class UpstreamConnection {
       if (token) setImmediate(() => this.progressRoutes.delete(token));
       this.inflight.splice(this.inflight.lastIndexOf(channel), 1);
     }
+  }
+
+  /**
+   * The `Mcp-Param-*` headers a 2026-07-28 server checks against the body (SEP-2243), from the tool's input schema
+   * as listed. The SDK client's `callTool` mirrors them too, but parses the result with its own schema first; the
+   * raw request keeps one check of every result (`checkCallToolResult`) and its UPSTREAM errors.
+   */
+  private paramHeaders(tool: string, args: Record<string, unknown>): Record<string, string> | undefined {
+    if (this.era !== 'modern') return undefined;
+    const schema = this.catalog?.tools.find((t) => t.name === tool)?.inputSchema;
+    const declared = schema ? paramHeadersOf(schema as Record<string, unknown>) : [];
+    return declared.length ? paramHeaderValues(declared, args) : undefined;
   }
 
   async readResource(uri: string, signal: AbortSignal): Promise<ReadResourceResult> {

@@ -4,6 +4,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
+import { startHttpServer, tempProject } from '../../helpers/cli.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { FIXTURE, fixtureHttp, fixtureStdio, projectWith, waitFor } from './helpers.ts';
 
@@ -62,6 +63,26 @@ describe('upstream proxy', () => {
     expect(failed.ok && failed.raw).toMatchObject({ isError: true, content: [{ type: 'text', text: 'nope' }] });
     const echo = await hub.call('alpha__echo', { text: 'x' });
     expect(echo.ok && echo.raw?.structuredContent).toEqual({ text: 'x' });
+  });
+
+  it('mirrors x-mcp-header arguments into Mcp-Param headers for a 2026-07-28 upstream (another Switchboard)', async () => {
+    // The upstream checks header and body agree (SEP-2243) and refuses a call without the header.
+    const far = await startHttpServer(tempProject(), [
+      '--handlers',
+      join(import.meta.dirname, '../../fixtures/param-headers'),
+    ]);
+    try {
+      const hub = await hubWith([{ name: 'far', url: `${far.url}/mcp` }]);
+      expect(upstream(hub)?.views()[0]).toMatchObject({ name: 'far', status: 'connected' });
+      for (const region of ['eu-west', 'Zürich ', '']) {
+        const out = await hub.call('far__geo__region', { region });
+        expect(out.ok && out.raw, JSON.stringify(out)).toMatchObject({
+          content: [{ type: 'text', text: `region=${region}` }],
+        });
+      }
+    } finally {
+      await far.stop();
+    }
   });
 
   it('reads past stray stdout lines from a server and still answers every call', async () => {

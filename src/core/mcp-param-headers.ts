@@ -1,5 +1,6 @@
 // SEP-2243 custom headers (2026-07-28 Streamable HTTP): a tool input property annotated `x-mcp-header: Name`
 // is mirrored by the client into `Mcp-Param-Name`; the server checks header and body agree before dispatch.
+// Both sides are here: the check for calls Switchboard serves, the mirroring for calls it sends upstream.
 import type { IncomingMessage } from 'node:http';
 
 /** One `x-mcp-header` declaration: where the value sits in `arguments`, its header suffix and JSON type. */
@@ -42,6 +43,49 @@ export function paramHeadersOf(schema: Record<string, unknown>): ParamHeader[] {
   return found;
 }
 
+/** The value at `path` inside `args`, or undefined when a step is missing or not an object. */
+function valueAt(args: unknown, path: string[]): unknown {
+  let value = args;
+  for (const key of path)
+    value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return value;
+}
+
+/** A header value as sent: literal when it is plain visible ASCII, otherwise `=?base64?…?=` of its UTF-8. */
+export function encodeParamHeader(value: string): string {
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    !(value.startsWith('=?base64?') && value.endsWith('?=')) &&
+    /^[\x20-\x7e\t]*$/.test(value);
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+/**
+ * The `Mcp-Param-*` headers a client sends with a call: one per declared argument present as a string, boolean or
+ * finite number (the SDK client's rule; objects, null and unsafe integers are left out, and the server then asks
+ * for no header either).
+ *
+ * @example
+ * paramHeaderValues([{ path: ['region'], header: 'Region' }], { region: 'Zürich' }) // { 'Mcp-Param-Region': '=?base64?WsO8cmljaA==?=' }
+ */
+export function paramHeaderValues(declared: ParamHeader[], args: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const d of declared) {
+    const value = valueAt(args, d.path);
+    const text =
+      typeof value === 'string' || typeof value === 'boolean'
+        ? String(value)
+        : typeof value === 'number' &&
+            Number.isFinite(value) &&
+            (!Number.isInteger(value) || Number.isSafeInteger(value))
+          ? String(value)
+          : undefined;
+    if (text !== undefined) out[`Mcp-Param-${d.header}`] = encodeParamHeader(text);
+  }
+  return out;
+}
+
 /** Decode an `Mcp-Param-*` value: `=?base64?…?=` is canonical Base64 of UTF-8; anything else is literal. */
 export function decodeParamHeader(value: string): string | undefined {
   if (!(value.startsWith('=?base64?') && value.endsWith('?='))) return value;
@@ -64,9 +108,7 @@ export function checkParamHeaders(
   headers: IncomingMessage['headers'],
 ): ParamHeaderCheck {
   for (const d of declared) {
-    let value: unknown = args;
-    for (const key of d.path)
-      value = value && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+    const value = valueAt(args, d.path);
     if (value === undefined || value === null || typeof value === 'object') continue;
     const name = `Mcp-Param-${d.header}`;
     const raw = headers[name.toLowerCase()];
