@@ -60,6 +60,11 @@ export interface Hub {
   sources: Map<string, RunningSource>;
   /** Resolves once every source's first discovery settled. */
   ready(): Promise<void>;
+  /**
+   * Resolves when a list may be answered: every source has something to list, or `[server] first_list_wait_ms`
+   * passed since the first list was asked for. Settled once, it stays settled.
+   */
+  catalogReady(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
   policy: PolicySteps;
   /** Present when the store is Redis: what several instances behind one address share (docs/scale-out.md). */
@@ -69,6 +74,21 @@ export interface Hub {
   /** Write queued events and audit records now (they are otherwise batched for up to BATCH_MS). */
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/** Every source's `listed` (or `ready`), bounded by `ms`: a source that takes longer is listed when it arrives. */
+function firstListWait(sources: Map<string, RunningSource>, ms: number): Promise<void> {
+  const all = Promise.all([...sources.values()].map((s) => s.listed ?? s.ready)).then(
+    () => undefined,
+    () => undefined, // A source that failed to discover has nothing more to wait for; its error is its own to report.
+  );
+  if (ms === 0) return Promise.resolve();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+    timer.unref();
+  });
+  return Promise.race([all, bound]).finally(() => clearTimeout(timer));
 }
 
 /** Open the configured store of a project without starting a hub (for `token` and `audit` commands). */
@@ -208,6 +228,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     sources.set(source.name, await source.start({ services, pipeline, env }));
   }
 
+  let catalogReady: Promise<void> | undefined;
   return {
     cwd,
     services,
@@ -217,6 +238,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     sources,
     ready: async () => {
       await Promise.all([...sources.values()].map((s) => s.ready));
+    },
+    catalogReady: () => {
+      catalogReady ??= firstListWait(sources, config.get().server.first_list_wait_ms);
+      return catalogReady;
     },
     policy,
     scale,

@@ -254,6 +254,12 @@ export const ConfigSchema = z
           .default(4 * 1024 * 1024),
         /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
         page_size: z.number().int().min(1).max(10_000).default(500),
+        /**
+         * How long the first tools/resources/prompts list waits, in ms, for sources still discovering what they offer
+         * (upstream servers connecting without a cached catalog). Clients that ignore list_changed (Codex) see
+         * only what the first list holds. 0 answers at once.
+         */
+        first_list_wait_ms: z.number().int().min(0).max(60_000).default(3_000),
         /** Extra Host names accepted besides the loopback names and the bound host. */
         allowed_hosts: z.array(z.string()).default([]),
         /** Extra browser Origins accepted (exact origins like `https://app.example.com`). */
@@ -265,6 +271,7 @@ export const ConfigSchema = z
         port: 7777,
         max_body_bytes: 4 * 1024 * 1024,
         page_size: 500,
+        first_list_wait_ms: 3_000,
         allowed_hosts: [],
         allowed_origins: [],
       }),

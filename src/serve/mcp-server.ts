@@ -225,6 +225,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     return { items: page.map(map), more: nextCursor ? { nextCursor } : {} };
   };
   server.setRequestHandler('tools/list', async (request) => {
+    await hub.catalogReady();
     const { items, more } = listPage(
       registry.list(principal),
       request.params?.cursor,
@@ -278,6 +279,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler('resources/list', async (request) => {
+    await hub.catalogReady();
     const { items, more } = listPage(
       registry.listResources(principal),
       request.params?.cursor,
@@ -292,6 +294,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler('resources/templates/list', async (request) => {
+    await hub.catalogReady();
     const { items, more } = listPage(
       registry.listResourceTemplates(principal),
       request.params?.cursor,
@@ -320,6 +323,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   server.setRequestHandler('resources/unsubscribe', async () => ({}));
 
   server.setRequestHandler('prompts/list', async (request) => {
+    await hub.catalogReady();
     const { items, more } = listPage(
       registry.listPrompts(principal),
       request.params?.cursor,

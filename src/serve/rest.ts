@@ -31,7 +31,8 @@ export function sendError(res: ServerResponse, error: ErrorInfo): void {
   sendJson(res, httpStatus(error.code), { error }, headers);
 }
 
-export function listTools(hub: Hub, principal: Principal): unknown {
+export async function listTools(hub: Hub, principal: Principal): Promise<unknown> {
+  await hub.catalogReady();
   return {
     tools: hub.services.registry.list(principal).map(({ tool }) => ({ ...tool, path: `/v1/tools/${tool.name}` })),
   };

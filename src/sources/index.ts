@@ -16,6 +16,11 @@ export interface RunningSource {
   stop(): Promise<void> | void;
   /** Resolves once the source's first discovery settled (tests and `mcp list --status` wait on it). */
   ready?: Promise<void>;
+  /**
+   * Resolves once the source has something to list, when that comes before `ready` (upstream: servers shown from
+   * a cached catalog need not connect first). The first lists a client asks for wait on it (`catalogReady`).
+   */
+  listed?: Promise<void>;
 }
 
 export interface Source {

@@ -117,16 +117,28 @@ describe('upstream servers through switchboard serve (stdio)', () => {
     expect(health?.services.upstream.status).toBe('degraded');
   });
 
-  it('answers tools/list at once while an upstream is slow to start, from the cached catalog on restart', async () => {
+  it('waits for a connecting upstream in the first tools/list, so a client that ignores list_changed sees its tools', async () => {
+    // Codex never re-lists on list_changed: what its first tools/list holds is all it sees in a session.
     const dir = project([
       fixtureStdio('alpha'),
-      fixtureStdio('sleepy', { env: { FIXTURE_NAME: 'sleepy', FIXTURE_DELAY_MS: '4000' } }),
+      fixtureStdio('sleepy', { env: { FIXTURE_NAME: 'sleepy', FIXTURE_DELAY_MS: '1500' } }),
     ]);
-    // First run: alpha's tools come at once, sleepy's when it has started (announced with list_changed).
+    const { client } = await connect(dir);
+    expect(await names(client)).toEqual(expect.arrayContaining(['alpha__echo', 'sleepy__echo']));
+  }, 40_000);
+
+  it('bounds that wait by [server] first_list_wait_ms, and answers from the cached catalog on restart', async () => {
+    const dir = projectWith(
+      [fixtureStdio('alpha'), fixtureStdio('sleepy', { env: { FIXTURE_NAME: 'sleepy', FIXTURE_DELAY_MS: '4000' } })],
+      { server: { first_list_wait_ms: 1000 } },
+    );
+    dirs.push(dir);
+    // First run: the first list comes after at most the wait, without sleepy; its tools come when it has started
+    // (announced with list_changed).
     const first = await connect(dir);
     const t0 = performance.now();
-    await names(first.client);
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(await names(first.client)).not.toContain('sleepy__echo');
+    expect(performance.now() - t0).toBeLessThan(3000);
     await waitFor(async () => (await names(first.client)).includes('sleepy__echo'), 15_000, 'sleepy tools');
     expect(first.changed.length).toBeGreaterThan(0);
     await first.client.close();

@@ -65,6 +65,9 @@ export const upstreamSource: Source = {
       get ready() {
         return manager?.ready() ?? Promise.resolve();
       },
+      get listed() {
+        return manager?.listed() ?? Promise.resolve();
+      },
       async stop() {
         unsubscribe();
         for (const u of unsubscribeReport) u();

@@ -51,6 +51,8 @@ export class UpstreamManager {
   private readonly breakers = new Breakers();
   private readonly sources = new Set<string>();
   private firstRound?: Promise<void>;
+  /** Servers started without a cached catalog: until they settle, the hub has nothing of theirs to list. */
+  private uncachedRound?: Promise<void>;
 
   constructor(private readonly ctx: SourceContext) {}
 
@@ -61,6 +63,11 @@ export class UpstreamManager {
   /** Resolves when every server has connected or failed once. */
   ready(): Promise<void> {
     return this.firstRound ?? Promise.resolve();
+  }
+
+  /** Resolves when every server has something to list: it connected, failed, or is shown from its cached catalog. */
+  listed(): Promise<void> {
+    return this.uncachedRound ?? Promise.resolve();
   }
 
   /** Bring the running set in line with the configuration: add new servers, restart changed ones, stop removed. */
@@ -117,6 +124,10 @@ export class UpstreamManager {
     );
     const round = Promise.all(settled).then(() => undefined);
     this.firstRound = this.firstRound ? Promise.all([this.firstRound, round]).then(() => undefined) : round;
+    const uncached = Promise.all(settled.filter((_, i) => !this.cached.has(started[i].name))).then(() => undefined);
+    this.uncachedRound = this.uncachedRound
+      ? Promise.all([this.uncachedRound, uncached]).then(() => undefined)
+      : uncached;
   }
 
   private onCatalog(conn: UpstreamConnection): void {
