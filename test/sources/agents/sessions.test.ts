@@ -36,6 +36,29 @@ describe('session names', () => {
     }
   });
 
+  it('rejects keys a tool does not take, naming them, like every other tool', async () => {
+    hub ??= await agentHub({ config: ANTHROPIC });
+    const calls: Array<[string, Record<string, unknown>]> = [
+      ['agent.start', { session_name: 's', prompt: 'p', bogus_field: 1 }],
+      ['agent.resume', { session_name: 's', prompt: 'p', bogus_field: 1 }],
+      ['agent.resume', { session_name: 's', tool_results: [{ tool_use_id: 't', content: 'c', bogus_field: 1 }] }],
+      ['agent.start', { session_name: 's', prompt: 'p', tools: [{ name: 't', bogus_field: 1 }] }],
+      ['agent.status', { session_name: 's', bogus_field: 1 }],
+      ['agent.result', { session_name: 's', bogus_field: 1 }],
+      ['agent.cancel', { session_name: 's', bogus_field: 1 }],
+      ['agent.list', { bogus_field: 1 }],
+      ['session.list', { bogus_field: 1 }],
+      ['session.clean', { bogus_field: 1 }],
+    ];
+    for (const [tool, input] of calls) {
+      const out = await hub.call(tool, input);
+      expect(!out.ok && out.error, `${tool} ${JSON.stringify(input)}`).toMatchObject({
+        code: 'INVALID_INPUT',
+        message: expect.stringContaining('bogus_field'),
+      });
+    }
+  });
+
   it('accepts 60 characters of letters, digits, dashes and underscores', async () => {
     api = await startFakeAnthropic({ fallback: 'fine' });
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });

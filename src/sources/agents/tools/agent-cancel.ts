@@ -5,7 +5,7 @@ import { defineCapability } from '../../../core/capability.ts';
 import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 
-const Input = z.object({ session_name: SessionName });
+const Input = z.strictObject({ session_name: SessionName });
 
 export function agentCancel(rt: AgentRuntime) {
   return defineCapability({

@@ -10,7 +10,7 @@ export const agentList = defineCapability({
   title: 'List agents',
   description:
     'List the sub-agent definitions of this project (.switchboard/agents/<name>/agent.json): name, description, provider, model, whether it has a system prompt and MCP servers, and what its sessions may do (permission_mode, shell, builtins, directories; a call may ask for less, never more). Broken definitions are listed with their path and the problem.',
-  input: z.object({ response_format: ResponseFormat }),
+  input: z.strictObject({ response_format: ResponseFormat }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handle: ({ response_format }, ctx) => {
     const { agents, broken } = loadDefinitions(ctx.services.projectDir);

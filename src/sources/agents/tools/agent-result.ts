@@ -6,7 +6,7 @@ import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 import { present } from './shared.ts';
 
-const Input = z.object({ session_name: SessionName });
+const Input = z.strictObject({ session_name: SessionName });
 
 export function agentResult(rt: AgentRuntime) {
   return defineCapability({

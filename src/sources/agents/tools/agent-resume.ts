@@ -6,12 +6,12 @@ import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 import { liveHooks, present } from './shared.ts';
 
-const Input = z.object({
+const Input = z.strictObject({
   session_name: SessionName,
   prompt: z.string().optional(),
   tool_results: z
     .array(
-      z.object({
+      z.strictObject({
         tool_use_id: z.string().min(1),
         content: z.string(),
         is_error: z.boolean().optional(),

@@ -8,7 +8,7 @@ import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 import { liveHooks, present } from './shared.ts';
 
-const CallbackToolInput = z.object({
+const CallbackToolInput = z.strictObject({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool names are 1-64 characters of letters, digits, _ and -'),
   description: z.string().default(''),
   input_schema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
@@ -18,7 +18,7 @@ const CallbackToolInput = z.object({
     .describe('Only callback tools exist: you run them and answer with agent__resume'),
 });
 
-const Input = z.object({
+const Input = z.strictObject({
   session_name: SessionName,
   agent_name: z.string().min(1).optional().describe('An agent from agent__list'),
   prompt: z.string().min(1, 'prompt cannot be empty'),

@@ -5,7 +5,7 @@ import { defineCapability } from '../../../core/capability.ts';
 import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 
-const Input = z.object({
+const Input = z.strictObject({
   session_name: SessionName,
   wait_seconds: z.number().min(0).max(300).default(0),
 });

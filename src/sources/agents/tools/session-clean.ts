@@ -5,7 +5,7 @@ import { defineCapability } from '../../../core/capability.ts';
 import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 
-const Input = z.object({ session_name: SessionName.optional() });
+const Input = z.strictObject({ session_name: SessionName.optional() });
 
 export function sessionClean(rt: AgentRuntime) {
   return defineCapability({

@@ -5,7 +5,7 @@ import { defineCapability } from '../../../core/capability.ts';
 import type { AgentRuntime } from '../runtime.ts';
 import { ResponseFormat } from './shared.ts';
 
-const Input = z.object({ response_format: ResponseFormat });
+const Input = z.strictObject({ response_format: ResponseFormat });
 
 export function sessionList(rt: AgentRuntime) {
   return defineCapability({
