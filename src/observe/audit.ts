@@ -4,11 +4,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { ErrorInfo } from '../core/errors.ts';
+import { isoTime } from '../core/iso-time.ts';
 import { capabilityNameOf } from '../core/names.ts';
 import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
-import { AuditBatch, type AuditBatchData, batchRecords, cleanField } from '../store/audit-segment.ts';
-import type { AuditSink, Store } from '../store/contract.ts';
-import { BATCH_MAX, FlushTimer } from './batch.ts';
+import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
+import { singleLine } from '../store/records/audit.ts';
+import { BatchQueue } from './batch.ts';
 import { redactedJson } from './redact.ts';
 
 export interface AuditSettings {
@@ -18,8 +19,8 @@ export interface AuditSettings {
 }
 
 export class AuditWriter {
-  /** Records gathered since the last write, in columns (see AuditBatch for why). */
-  private batch = new AuditBatch(BATCH_MAX);
+  /** Records gathered since the last write: plain records, as the store takes them (only it knows their format). */
+  private readonly queue = new BatchQueue<NewAuditRecord>((records) => this.write(records));
   /** The last write to the store, when the store has no sink (flush waits for it). */
   private lastAppend: Promise<void> = Promise.resolve();
   private readonly pruneTimer: NodeJS.Timeout;
@@ -30,7 +31,6 @@ export class AuditWriter {
    */
   private sinkOrNone: AuditSink | undefined | null = null;
   private closed = false;
-  private readonly due = new FlushTimer(() => this.write());
 
   constructor(
     private readonly store: Store,
@@ -54,66 +54,61 @@ export class AuditWriter {
     const s = this.settings();
     if (!s.enabled) return;
     const durationMs = state.durationMs;
-    const n = this.batch.add(
-      Date.now() - durationMs,
-      Math.round(durationMs * 1000) / 1000,
-      state.req.principal.id,
-      state.req.transport,
-      state.entry.capability.name,
-      outcome.ok ? '' : outcome.error.code,
-      // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): tabs and line breaks would
-      // break the record's line, so they become spaces.
-      cleanField(state.ctx.requestId),
-      outcome.ok ? '' : JSON.stringify(outcome.error.message.slice(0, 1000)),
-      redactedJson(state.req.input ?? {}, s.max_input_bytes),
-    );
-    this.due.added(n);
+    this.queue.push({
+      at: isoTime(Date.now() - durationMs),
+      principal: state.req.principal.id,
+      transport: state.req.transport,
+      capability: state.entry.capability.name,
+      input: redactedJson(state.req.input ?? {}, s.max_input_bytes),
+      outcome: outcome.ok ? 'ok' : 'error',
+      errorCode: outcome.ok ? null : outcome.error.code,
+      errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
+      durationMs: Math.round(durationMs * 1000) / 1000,
+      // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): a record's text fields are
+      // single lines, so tabs and line breaks become spaces.
+      requestId: singleLine(state.ctx.requestId),
+    });
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */
   readonly refused = (req: CallRequest, error: ErrorInfo): void => {
     const s = this.settings();
     if (!s.enabled) return;
-    const n = this.batch.add(
-      Date.now(),
-      0,
-      req.principal.id,
-      req.transport,
+    this.queue.push({
+      at: isoTime(Date.now()),
+      principal: req.principal.id,
+      transport: req.transport,
       // In capability form (task__create → task.create), as every other record and `audit --tool` expect; the
-      // name is the caller's, so it is cleaned of tabs and line breaks before it reaches the record format.
-      cleanField(capabilityNameOf(req.name.slice(0, 200))),
-      error.code,
-      cleanField(req.requestId ?? randomUUID()),
-      JSON.stringify(error.message.slice(0, 1000)),
-      redactedJson(req.input ?? {}, s.max_input_bytes),
-    );
-    this.due.added(n);
+      // name is the caller's, so it is made a single line like the request id.
+      capability: singleLine(capabilityNameOf(req.name.slice(0, 200))),
+      input: redactedJson(req.input ?? {}, s.max_input_bytes),
+      outcome: 'error',
+      errorCode: error.code,
+      errorMessage: error.message.slice(0, 1000),
+      durationMs: 0,
+      requestId: singleLine(req.requestId ?? randomUUID()),
+    });
   };
 
   /** Write what is queued and wait until it is stored (so readers, in any process, see it). */
   async flush(): Promise<void> {
-    this.write();
+    await this.queue.flush();
     await this.lastAppend;
     // Nothing was ever written when the sink is not open: nothing to wait for.
     await this.sinkOrNone?.flush();
   }
 
-  /** Hand what is queued to the store; with the off-thread writer, without waiting for it. */
-  private write(): void {
-    this.due.written();
-    if (this.batch.count === 0) return;
-    const batch = this.batch.data();
-    this.batch = new AuditBatch(BATCH_MAX);
+  /** Hand a batch to the store; with the off-thread writer, without waiting for it. */
+  private write(records: NewAuditRecord[]): void {
     // A call that finishes while the hub shuts down is not recorded (the store is closing).
     if (this.closed) return;
     const sink = this.sink();
-    if (sink) sink.write(batch);
-    else this.lastAppend = this.lastAppend.then(() => this.append(batch));
+    if (sink) sink.write(records);
+    else this.lastAppend = this.lastAppend.then(() => this.append(records));
   }
 
-  /** A store without a sink (in memory) takes whole records. */
-  private async append(batch: AuditBatchData): Promise<void> {
-    const records = batchRecords(batch);
+  /** A store without a sink (in memory) takes the records through its API. */
+  private async append(records: NewAuditRecord[]): Promise<void> {
     try {
       await this.store.audit.appendMany(records);
     } catch (err) {

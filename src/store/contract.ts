@@ -5,7 +5,6 @@
 // implementations one file each in sqlite/ and redis/.
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import type { AuditBatchData } from './audit-segment.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
 import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
 import type { HookQuery, NewHookRun } from './records/hooks.ts';
@@ -228,12 +227,12 @@ export interface AuditLog {
 }
 
 /**
- * A batched writer of trusted audit records, gathered in columns on the hot path (`AuditBatch` in
- * src/store/audit-segment.ts); `flush` resolves when everything written before it is stored.
+ * A batched writer of trusted audit records: the hub hands over plain records, and only the store knows how it keeps
+ * them; `flush` resolves when everything written before it is stored.
  */
 export interface AuditSink {
-  /** Takes the batch over: its `times` buffer may move to another thread, so the caller must not use it again. */
-  write(batch: AuditBatchData): void;
+  /** Takes the batch over (it may be read later, on another thread): the caller must not change it afterwards. */
+  write(records: readonly NewAuditRecord[]): void;
   flush(): Promise<void>;
   close(): Promise<void>;
 }

@@ -16,7 +16,6 @@ vi.mock('../../src/store/sqlite/addon.ts', () => ({
 }));
 
 const { SqliteStore } = await import('../../src/store/sqlite/index.ts');
-const { AuditBatch } = await import('../../src/store/audit-segment.ts');
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-fallback-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -31,7 +30,7 @@ describe('SqliteStore without a known addon path', () => {
     const errors: string[] = [];
     const sink = store.audit.openSink?.((m) => errors.push(m));
     if (!sink) throw new Error('a file store must offer an audit sink');
-    sink.write(AuditBatch.of([auditRecord(1)]));
+    sink.write([auditRecord(1)]);
     await sink.flush();
     expect(errors).toEqual([]);
     expect((await store.audit.query({})).map((r) => r.requestId)).toEqual(['r1']);

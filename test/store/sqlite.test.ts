@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { AuditBatch } from '../../src/store/audit-segment.ts';
-import { MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/index.ts';
+import { applyMigration, MIGRATIONS, SCHEMA_VERSION, SqliteStore } from '../../src/store/sqlite/index.ts';
+import { lineSegmentRecords } from '../fixtures/audit-schema-8/records.ts';
 import { auditRecord } from '../helpers/audit.ts';
 import { storeContract } from './contract.ts';
 
@@ -19,34 +19,7 @@ storeContract('sqlite (file)', async () => SqliteStore.open(dbFile()));
 storeContract('sqlite (:memory:)', async () => SqliteStore.open(':memory:'));
 
 /** The two audit records the upgrade tests store the old way, as a query returns them (newest first). */
-const OLD_RECORDS = [
-  {
-    seq: 2,
-    at: '2030-01-02T00:00:00.000Z',
-    principal: 'bob',
-    transport: 'stdio',
-    capability: 'task.fail',
-    input: '{}',
-    outcome: 'error',
-    errorCode: 'CONFLICT',
-    errorMessage: 'two\tparts\nhere',
-    durationMs: 2,
-    requestId: 'r2',
-  },
-  {
-    seq: 1,
-    at: '2030-01-01T00:00:00.000Z',
-    principal: 'alice',
-    transport: 'rest',
-    capability: 'task.create',
-    input: '{"text":"a"}',
-    outcome: 'ok',
-    errorCode: null,
-    errorMessage: null,
-    durationMs: 1.5,
-    requestId: 'r1',
-  },
-];
+const OLD_RECORDS = lineSegmentRecords.map((r, i) => ({ seq: i + 1, ...r })).reverse();
 
 describe('SqliteStore', () => {
   const open: SqliteStore[] = [];
@@ -113,11 +86,11 @@ describe('SqliteStore', () => {
     expect(await second.audit.query()).toEqual(audit);
   });
 
-  it('upgrades a version-2 file in place, moving per-row audit records into segments with their seq', async () => {
+  it('upgrades a version-2 file in place: its per-row audit records keep their seq through segments and back', async () => {
     const file = dbFile();
     const v2 = new Database(file);
-    v2.exec(MIGRATIONS[0]);
-    v2.exec(MIGRATIONS[1]);
+    applyMigration(v2, MIGRATIONS[0]);
+    applyMigration(v2, MIGRATIONS[1]);
     v2.pragma('user_version = 2');
     const insert = v2.prepare(
       `INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id)
@@ -145,10 +118,10 @@ describe('SqliteStore', () => {
     await store.close();
   });
 
-  it('upgrades a version-6 file: its line-format segments stay readable beside the batches written after', async () => {
+  it('upgrades a version-6 file: its line-format segments become rows, beside the records written after', async () => {
     const file = dbFile();
     const v6 = new Database(file);
-    for (const m of MIGRATIONS.slice(0, 6)) v6.exec(m);
+    for (const m of MIGRATIONS.slice(0, 6)) applyMigration(v6, m);
     v6.pragma('user_version = 6');
     // Two records in the line format of schema 3 to 6, as the writer of that time stored them.
     const lines = [
@@ -165,7 +138,7 @@ describe('SqliteStore', () => {
     v6.prepare('UPDATE audit_seq SET next = 3 WHERE id = 1').run();
     v6.close();
     const store = openStore(file);
-    // A new record, with text that needs escaping, written in the batch format.
+    // A new record, with text that once needed escaping.
     const carol = {
       at: '2030-01-03T00:00:00.250Z',
       principal: 'carol',
@@ -182,29 +155,29 @@ describe('SqliteStore', () => {
     expect(await store.audit.query()).toEqual([{ seq: 3, ...carol }, ...OLD_RECORDS]);
     const raw = new Database(file, { readonly: true });
     try {
-      expect(
-        raw.prepare('SELECT first_seq, length(times) AS bytes FROM audit_segments ORDER BY first_seq').all(),
-      ).toEqual([
-        { first_seq: 1, bytes: null },
-        { first_seq: 3, bytes: 16 },
+      expect(raw.prepare('SELECT seq, request_id AS requestId FROM audit ORDER BY seq').all()).toEqual([
+        { seq: 1, requestId: 'r1' },
+        { seq: 2, requestId: 'r2' },
+        { seq: 3, requestId: 'r3' },
       ]);
     } finally {
       raw.close();
     }
   });
 
-  it('refuses a segment whose times do not match its count, even with raw SQL', async () => {
+  it('refuses a malformed audit row, even with raw SQL', async () => {
     const file = dbFile();
     openStore(file);
     const raw = new Database(file);
+    const insert = raw.prepare(
+      `INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id)
+       VALUES ('2030-01-01T00:00:00.000Z', 'p', 'stdio', 'demo.x', '{}', ?, ?, NULL, ?, 'r1')`,
+    );
     try {
-      expect(() =>
-        raw
-          .prepare(
-            'INSERT INTO audit_segments (first_seq, count, at_min, at_max, data, times) VALUES (?, ?, ?, ?, ?, ?)',
-          )
-          .run(1, 2, '2030-01-01T00:00:00.000Z', '2030-01-01T00:00:00.000Z', 'x', Buffer.alloc(16)),
-      ).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('maybe', null, 1)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('ok', 'INTERNAL', 1)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('error', null, 1)).toThrow(/CHECK constraint failed/);
+      expect(() => insert.run('ok', null, -1)).toThrow(/CHECK constraint failed/);
     } finally {
       raw.close();
     }
@@ -214,7 +187,7 @@ describe('SqliteStore', () => {
     // A file exactly as Switchboard with schema version 1 left it.
     const file = dbFile();
     const v1 = new Database(file);
-    v1.exec(MIGRATIONS[0]);
+    applyMigration(v1, MIGRATIONS[0]);
     v1.pragma('user_version = 1');
     v1.prepare(
       `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version)
@@ -273,9 +246,7 @@ describe('SqliteStore', () => {
     await store.audit.append(auditRecord(1, { principal: 'alice' }));
     const raw = new Database(file);
     try {
-      expect(() => raw.prepare(`UPDATE audit_segments SET data = replace(data, 'alice', 'mallory')`).run()).toThrow(
-        /append-only/,
-      );
+      expect(() => raw.prepare(`UPDATE audit SET principal = 'mallory'`).run()).toThrow(/append-only/);
     } finally {
       raw.close();
     }
@@ -388,18 +359,16 @@ describe('SqliteStore audit sink (worker thread)', () => {
     const sink = store.audit.openSink?.((m) => errors.push(m));
     expect(sink).toBeDefined();
     const record = (i: number) => auditRecord(i, { input: `{"i":${i}}` });
-    sink!.write(AuditBatch.of(Array.from({ length: 300 }, (_, i) => record(i))));
-    sink!.write(
-      AuditBatch.of([
-        {
-          ...record(300),
-          outcome: 'error',
-          errorCode: 'CONFLICT',
-          errorMessage: 'line one\nline\ttwo',
-          input: '{"a":"tab\\there"}',
-        },
-      ]),
-    );
+    sink!.write(Array.from({ length: 300 }, (_, i) => record(i)));
+    sink!.write([
+      {
+        ...record(300),
+        outcome: 'error',
+        errorCode: 'CONFLICT',
+        errorMessage: 'line one\nline\ttwo',
+        input: '{"a":"tab\\there"}',
+      },
+    ]);
     await sink!.flush();
     const rows = await store.audit.query({ limit: 1000 });
     expect(rows).toHaveLength(301);
@@ -449,7 +418,7 @@ describe('SqliteStore audit sink under write contention', () => {
     const sink = store.audit.openSink?.((m) => errors.push(m));
     if (!sink) throw new Error('a file store must offer an audit sink');
     for (let round = 0; round < 60; round++) {
-      sink.write(AuditBatch.of(Array.from({ length: 20 }, (_, i) => auditRecord(round * 20 + i))));
+      sink.write(Array.from({ length: 20 }, (_, i) => auditRecord(round * 20 + i)));
       await store.events.appendMany([
         { type: 'test.a', at: new Date().toISOString() },
         { type: 'test.b', at: new Date().toISOString() },
@@ -482,9 +451,9 @@ describe('SqliteStore audit sink with large and multi-byte batches', () => {
     const batch = (n: number, size: number) => Array.from({ length: n }, () => record(next++, size));
     // ~6 MB handed over without waiting, so the writer falls behind; big, tiny and single-record batches mixed.
     for (let round = 0; round < 6; round++) {
-      sink.write(AuditBatch.of(batch(500, 1500)));
-      sink.write(AuditBatch.of(batch(3, 10)));
-      sink.write(AuditBatch.of(batch(1, 60_000)));
+      sink.write(batch(500, 1500));
+      sink.write(batch(3, 10));
+      sink.write(batch(1, 60_000));
     }
     await sink.flush();
     expect(errors).toEqual([]);

@@ -1,7 +1,7 @@
 // The audit log's records as Zod schemas: a record from an API caller (the hub's own go through the sink
-// unchecked) and a query. Free text is cleaned (`cleanField`) so the stored line format never holds it raw.
+// unchecked) and a query. A record's text fields are single lines (`singleLine`): the Redis store keeps a record
+// as one tab-separated line (src/store/audit-line.ts), and every backend answers with the same text.
 import { z } from 'zod';
-import { cleanField } from '../audit-segment.ts';
 import {
   check,
   closedRecord,
@@ -24,7 +24,13 @@ export type AuditOutcome = z.output<typeof outcome>;
 export const AUDIT_DEFAULT_LIMIT = 100;
 export const AUDIT_MAX_LIMIT = 10_000;
 
-const cleanText = text.transform(cleanField);
+const HAS_CONTROL = /[\t\n\r]/;
+const CONTROLS = /[\t\n\r]/g;
+
+/** Tabs and line breaks become spaces: a record's text fields are single lines, whoever built the record. */
+export const singleLine = (s: string): string => (HAS_CONTROL.test(s) ? s.replace(CONTROLS, ' ') : s);
+
+const cleanText = text.transform(singleLine);
 
 /** One call, as the audit log keeps it (without its `seq`, which the log assigns on append). */
 export const NewAuditRecordSchema = z
@@ -46,7 +52,7 @@ export const NewAuditRecordSchema = z
       outcome,
       /** Error code from the error table when outcome is 'error' (required then); null when 'ok'. */
       errorCode: nonEmptyText
-        .transform(cleanField)
+        .transform(singleLine)
         .nullish()
         .transform((v) => v ?? null),
       /** Error message when outcome is 'error' (may be null); null when 'ok'. */

@@ -1,7 +1,7 @@
 // The audit log on Redis: one sorted set by time (`audit`, score: epoch ms of the call's start) whose members are
-// 'seq16<TAB>record' lines, numbered by a counter (`audit:seq`).
+// 'seq16<TAB>record' lines (src/store/audit-line.ts), one per call, numbered by a counter (`audit:seq`).
 import type { Redis } from 'ioredis';
-import { AuditBatch, type AuditBatchData, decodeSegment, recordLines } from '../audit-segment.ts';
+import { auditLine, parseAuditLine } from '../audit-line.ts';
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
 import { auditMatches, checkAuditQuery, newestFirst, validAudit } from '../records/audit.ts';
 import { checkIso, describe, invalid } from '../records/common.ts';
@@ -22,8 +22,8 @@ export const AUDIT_SCRIPTS: ScriptDef<keyof AuditScripts>[] = [
 type Client = Redis & AuditScripts;
 
 /** The audit script's arguments for a batch: each record's score (its start, epoch ms) and its line. */
-function scriptArgs(batch: AuditBatchData): string[] {
-  return recordLines(batch).flatMap((line, i) => [String(Math.trunc(batch.times[2 * i])), line]);
+function scriptArgs(records: readonly NewAuditRecord[]): string[] {
+  return records.flatMap((r) => [String(Date.parse(r.at)), auditLine(r)]);
 }
 
 export class RedisAudit implements AuditLog {
@@ -47,7 +47,7 @@ export class RedisAudit implements AuditLog {
   async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
     if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
     if (records.length === 0) return;
-    const args = scriptArgs(AuditBatch.of(records.map(validAudit)));
+    const args = scriptArgs(records.map(validAudit));
     await this.io(() => this.r.sbAuditAppend(this.seqKey, this.byTime, ...args));
   }
 
@@ -57,9 +57,9 @@ export class RedisAudit implements AuditLog {
    */
   openSink(onError: (message: string) => void): AuditSink {
     let last: Promise<unknown> = Promise.resolve();
-    const write = (batch: AuditBatchData) => {
-      if (batch.count === 0) return;
-      const args = scriptArgs(batch);
+    const write = (records: readonly NewAuditRecord[]) => {
+      if (records.length === 0) return;
+      const args = scriptArgs(records);
       last = this.io(() => this.r.sbAuditAppend(this.seqKey, this.byTime, ...args)).catch((err) =>
         onError((err as Error).message),
       );
@@ -83,7 +83,7 @@ export class RedisAudit implements AuditLog {
       const members = await this.io(() => this.r.zrevrangebyscore(this.byTime, max, min, 'LIMIT', offset, batch));
       for (const m of members) {
         const tab = m.indexOf('\t');
-        const [r] = decodeSegment(Number(m.slice(0, tab)), m.slice(tab + 1));
+        const r = parseAuditLine(Number(m.slice(0, tab)), m.slice(tab + 1));
         if (auditMatches(r, q)) found.push(r);
       }
       if (members.length < batch) break;

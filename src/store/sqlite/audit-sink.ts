@@ -1,11 +1,15 @@
-// Audit records written by a worker thread with its own SQLite connection: the hot path only hands over a batch
-// as gathered (src/store/audit-segment.ts), which is stored as it is. Records are built by the hub itself and not
-// checked again.
+// Audit records written by a worker thread with its own SQLite connection: the hot path hands over a batch of
+// plain records, and the writer inserts them, one row each, in one transaction per batch. Records are built by the
+// hub itself and not checked again.
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import { type AuditBatchData, BUMP_SEQ_SQL, INSERT_SEGMENT_SQL, NEXT_SEQ_SQL, timesBlob } from '../audit-segment.ts';
-import type { AuditSink } from '../contract.ts';
+import type { AuditSink, NewAuditRecord } from '../contract.ts';
 import { sqliteAddon } from './addon.ts';
+
+/** Stores one record (its fields bound by name); `seq` comes from the table. The same in both connections. */
+export const INSERT_AUDIT_SQL =
+  'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) ' +
+  'VALUES (@at, @principal, @transport, @capability, @input, @outcome, @errorCode, @errorMessage, @durationMs, @requestId)';
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -13,20 +17,16 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, workerData.addon ? { nativeBinding: workerData.addon } : {});
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const nextSeq = db.prepare(${JSON.stringify(NEXT_SEQ_SQL)}).pluck();
-const insertSegment = db.prepare(${JSON.stringify(INSERT_SEGMENT_SQL)});
-const bumpSeq = db.prepare(${JSON.stringify(BUMP_SEQ_SQL)});
-// One segment per batch, its seq range taken from the shared counter inside the same transaction.
-const append = db.transaction((s) => {
-  const first = nextSeq.get();
-  insertSegment.run(first, s.count, s.atMin, s.atMax, s.text, s.times);
-  bumpSeq.run(s.count);
+const insert = db.prepare(${JSON.stringify(INSERT_AUDIT_SQL)});
+// One transaction per batch: a row per record.
+const append = db.transaction((records) => {
+  for (const r of records) insert.run(r);
 });
 // BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
 // in WAL mode), and a batch is retried rather than lost while another writer holds the lock.
 const pause = new Int32Array(new SharedArrayBuffer(4));
 parentPort.on('message', (m) => {
-  if (m && typeof m.text === 'string') {
+  if (Array.isArray(m)) {
     for (let attempt = 1; ; attempt++) {
       try {
         append.immediate(m);
@@ -34,7 +34,7 @@ parentPort.on('message', (m) => {
       } catch (err) {
         const busy = err && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
         if (!busy || attempt >= 20) {
-          parentPort.postMessage({ error: String(err && err.message) + ' (' + m.count + ' audit records lost)' });
+          parentPort.postMessage({ error: String(err && err.message) + ' (' + m.length + ' audit records lost)' });
           break;
         }
         Atomics.wait(pause, 0, 0, 50 * attempt);
@@ -71,11 +71,10 @@ export class SqliteAuditSink implements AuditSink {
     this.worker.on('error', (err) => this.onError(err.message));
   }
 
-  /** Hands the batch over (its `times` buffer moves to the writer thread: the batch must not be used again). */
-  write(batch: AuditBatchData): void {
-    if (this.closed || batch.count === 0) return;
-    const times = timesBlob(batch.times);
-    this.worker.postMessage({ ...batch, times }, [times.buffer as ArrayBuffer]);
+  /** Hands the batch over (copied to the writer thread). */
+  write(records: readonly NewAuditRecord[]): void {
+    if (this.closed || records.length === 0) return;
+    this.worker.postMessage(records);
   }
 
   /** Resolves once everything written before it is committed (readers on other connections then see it). */

@@ -1,49 +1,48 @@
-// The audit log in the SQLite store: records kept in segments (src/store/audit-segment.ts), written here or by the
-// writer thread (audit-sink.ts), queried by decoding the segments in range.
-import type Database from 'better-sqlite3';
-import {
-  AuditBatch,
-  type AuditBatchData,
-  BUMP_SEQ_SQL,
-  decodeSegment,
-  INSERT_SEGMENT_SQL,
-  NEXT_SEQ_SQL,
-  timesBlob,
-} from '../audit-segment.ts';
+// The audit log in the SQLite store: one row per call in `audit` (schema 9, src/store/sqlite/migrations.ts), written
+// here or, for the hub's own records, by the writer thread (audit-sink.ts); a query is one indexed SELECT.
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
-import { auditMatches, checkAuditQuery, newestFirst, validAudit } from '../records/audit.ts';
+import { type CheckedAuditQuery, checkAuditQuery, validAudit } from '../records/audit.ts';
 import { checkIso, describe, invalid } from '../records/common.ts';
-import { SqliteAuditSink } from './audit-sink.ts';
+import { INSERT_AUDIT_SQL, SqliteAuditSink } from './audit-sink.ts';
 import type { Db, Statement } from './connection.ts';
 
+/** A row as an {@link AuditRecord}. */
+const RECORD_COLUMNS =
+  'seq, at, principal, transport, capability, input, outcome, error_code AS errorCode, ' +
+  'error_message AS errorMessage, duration_ms AS durationMs, request_id AS requestId';
+
+/**
+ * The SELECT for the filters a query has, its values bound by name from the checked query. Newest first is an index
+ * read backwards (each ends in the seq), so no query sorts. The outcome is written into the SQL rather than bound,
+ * so that `outcome = 'error'` can use the partial index of failed calls (a bound value could be either).
+ */
+export function auditQuerySql(q: CheckedAuditQuery): string {
+  const where = ['at >= @since', 'at < @until'];
+  if (q.capability !== undefined) where.push('capability = @capability');
+  if (q.principal !== undefined) where.push('principal = @principal');
+  // Checked by the query schema: 'ok' or 'error', nothing else reaches the SQL.
+  if (q.outcome !== undefined) where.push(`outcome = '${q.outcome}'`);
+  return `SELECT ${RECORD_COLUMNS} FROM audit WHERE ${where.join(' AND ')} ORDER BY at DESC, seq DESC LIMIT @limit`;
+}
+
 export class SqliteAudit implements AuditLog {
-  private readonly nextSeq: Statement;
-  private readonly insertSegment: Statement;
-  private readonly bumpSeq: Statement;
-  private readonly appendSegment: Database.Transaction<(batch: AuditBatchData) => void>;
-  private readonly candidates: Statement;
-  private readonly expired: Statement;
+  private readonly insert: Statement;
+  private readonly appendRows: (records: readonly NewAuditRecord[]) => void;
   private readonly drop: Statement;
+  /** One statement per combination of filters, prepared when first asked for (at most eight). */
+  private readonly queries = new Map<string, Statement>();
 
   constructor(
     private readonly db: Db,
     private readonly live: () => void,
     private readonly file = ':memory:',
   ) {
-    this.nextSeq = db.prepare(NEXT_SEQ_SQL).pluck();
-    this.insertSegment = db.prepare(INSERT_SEGMENT_SQL);
-    this.bumpSeq = db.prepare(BUMP_SEQ_SQL);
-    this.appendSegment = db.transaction((batch: AuditBatchData) => {
-      const first = this.nextSeq.get() as number;
-      this.insertSegment.run(first, batch.count, batch.atMin, batch.atMax, batch.text, timesBlob(batch.times));
-      this.bumpSeq.run(batch.count);
+    this.insert = db.prepare(INSERT_AUDIT_SQL);
+    const rows = db.transaction((records: readonly NewAuditRecord[]) => {
+      for (const r of records) this.insert.run(r);
     });
-    // Segments that may hold records in [since, until), newest first.
-    this.candidates = db.prepare(
-      'SELECT first_seq, at_max, data, times FROM audit_segments WHERE at_max >= @since AND at_min < @until ORDER BY at_max DESC',
-    );
-    this.expired = db.prepare('SELECT coalesce(sum(count), 0) FROM audit_segments WHERE at_max < ?').pluck();
-    this.drop = db.prepare('DELETE FROM audit_segments WHERE at_max < ?');
+    this.appendRows = (records) => rows.immediate(records);
+    this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
   }
 
   /** A worker-thread writer on its own connection (file stores only: a `:memory:` database is private). */
@@ -56,46 +55,35 @@ export class SqliteAudit implements AuditLog {
     await this.appendMany([record]);
   }
 
-  /** Append several records as one segment: all or none. */
+  /** Append several records in one transaction: all or none. */
   async appendMany(records: readonly NewAuditRecord[]): Promise<void> {
     this.live();
     if (!Array.isArray(records)) invalid(`audit records must be an array, got ${describe(records)}.`);
     if (records.length === 0) return;
-    this.appendSegment.immediate(AuditBatch.of(records.map(validAudit)));
+    this.appendRows(records.map(validAudit));
   }
 
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
     this.live();
     const q = checkAuditQuery(query);
-    const { limit, since, until } = q;
-    const found: AuditRecord[] = [];
-    for (const row of this.candidates.iterate({ since, until }) as Iterable<{
-      first_seq: number;
-      at_max: string;
-      data: string;
-      times: Uint8Array | null;
-    }>) {
-      // Once `limit` records are in hand, a segment whose newest record is older than the limit-th cannot matter.
-      if (found.length >= limit) {
-        found.sort(newestFirst);
-        found.length = limit;
-        if (row.at_max < found[limit - 1].at) break;
-      }
-      for (const r of decodeSegment(row.first_seq, row.data, row.times)) if (auditMatches(r, q)) found.push(r);
-    }
-    return found.sort(newestFirst).slice(0, limit);
+    return this.statementFor(q).all(q) as AuditRecord[];
   }
 
-  /** Retention: delete the segments whose records are all older than `before`; returns how many records went. */
+  private statementFor(q: CheckedAuditQuery): Statement {
+    const sql = auditQuerySql(q);
+    let statement = this.queries.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      this.queries.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Retention: delete the records older than `before`; returns how many went. */
   async prune(before: string): Promise<number> {
     this.live();
     const at = checkIso(before, 'before');
-    return this.db
-      .transaction(() => {
-        const n = this.expired.get(at) as number;
-        this.drop.run(at);
-        return n;
-      })
-      .immediate();
+    // Like every write transaction of the store's, it takes the lock up front (BEGIN IMMEDIATE).
+    return this.db.transaction(() => this.drop.run(at).changes).immediate();
   }
 }

@@ -27,7 +27,7 @@ import { SqliteTokens } from './tokens.ts';
 
 export { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../records/common.ts';
 export { newTaskId } from '../records/tasks.ts';
-export { MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
+export { applyMigration, MIGRATIONS, SCHEMA_VERSION } from './migrations.ts';
 
 /**
  * The SQLite {@link Store}: WAL journal, synchronous=NORMAL (durable across process crashes, at most the last

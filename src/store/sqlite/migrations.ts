@@ -1,14 +1,50 @@
-// The schema of the SQLite store: one SQL step per `PRAGMA user_version`, and the loop that applies the pending ones
+// The schema of the SQLite store: one step (SQL, or code) per `PRAGMA user_version`, and the loop that applies the pending ones
 // when a file is opened.
 import { SwitchboardError } from '../../core/errors.ts';
+import { moveSegmentsToRows } from './audit-segments.ts';
 import type { Db } from './connection.ts';
+
+/**
+ * The audit log as one row per call, as schema 2 made it and schema 9 makes it again. Shared by two released steps,
+ * so it never changes: a change is a new step.
+ */
+const AUDIT_ROWS = `
+  -- One row per call. Times are canonical UTC ISO text, so text order is time order and ranges use the indexes;
+  -- each index ends in the rowid (seq), which also serves the "newest first, then seq" order without a sort.
+  -- AUTOINCREMENT so a seq is never reused after prune.
+  CREATE TABLE audit (
+    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+    at            TEXT NOT NULL,
+    principal     TEXT NOT NULL,
+    transport     TEXT NOT NULL,
+    capability    TEXT NOT NULL,
+    input         TEXT NOT NULL,
+    outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'error')),
+    error_code    TEXT,
+    error_message TEXT,
+    duration_ms   REAL NOT NULL CHECK (duration_ms >= 0),
+    request_id    TEXT NOT NULL,
+    CHECK (CASE outcome WHEN 'ok' THEN error_code IS NULL AND error_message IS NULL ELSE error_code IS NOT NULL END)
+  ) STRICT;
+  CREATE INDEX audit_by_at ON audit (at);
+  CREATE INDEX audit_by_capability ON audit (capability, at);
+  CREATE INDEX audit_by_principal ON audit (principal, at);
+  -- Append-only in the file too, not only in the API: records may be deleted (retention), never rewritten.
+  CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
+  BEGIN
+    SELECT RAISE(ABORT, 'audit records are append-only');
+  END;
+`;
+
+/** One step: SQL, or code for what SQL alone cannot do (decoding a stored format). */
+export type Migration = string | ((db: Db) => void);
 
 /**
  * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append only: never edit a
  * released step, add a new one (a file opened by an older Switchboard must still describe itself correctly).
- * Exported so tests can build a file at an older version and check the upgrade.
+ * Exported so tests can build a file at an older version (`applyMigration`) and check the upgrade.
  */
-export const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly Migration[] = [
   // 1: tasks, instances, events. STRICT tables and CHECKs so a bug elsewhere cannot store a malformed row.
   `
   CREATE TABLE tasks (
@@ -59,33 +95,8 @@ export const MIGRATIONS: readonly string[] = [
     last_used_at TEXT
   ) STRICT;
 
-  -- One row per call. Times are canonical UTC ISO text, so text order is time order and ranges use the indexes;
-  -- each index ends in the rowid (seq), which also serves the "newest first, then seq" order without a sort.
-  -- AUTOINCREMENT so a seq is never reused after prune.
-  CREATE TABLE audit (
-    seq           INTEGER PRIMARY KEY AUTOINCREMENT,
-    at            TEXT NOT NULL,
-    principal     TEXT NOT NULL,
-    transport     TEXT NOT NULL,
-    capability    TEXT NOT NULL,
-    input         TEXT NOT NULL,
-    outcome       TEXT NOT NULL CHECK (outcome IN ('ok', 'error')),
-    error_code    TEXT,
-    error_message TEXT,
-    duration_ms   REAL NOT NULL CHECK (duration_ms >= 0),
-    request_id    TEXT NOT NULL,
-    CHECK (CASE outcome WHEN 'ok' THEN error_code IS NULL AND error_message IS NULL ELSE error_code IS NOT NULL END)
-  ) STRICT;
-  CREATE INDEX audit_by_at ON audit (at);
-  CREATE INDEX audit_by_capability ON audit (capability, at);
-  CREATE INDEX audit_by_principal ON audit (principal, at);
-  -- Append-only in the file too, not only in the API: records may be deleted (retention), never rewritten.
-  CREATE TRIGGER audit_append_only BEFORE UPDATE ON audit
-  BEGIN
-    SELECT RAISE(ABORT, 'audit records are append-only');
-  END;
-  `,
-  // 3: audit records in segments (src/store/audit-segment.ts): a batch of records per row instead of a row with
+  ${AUDIT_ROWS}  `,
+  // 3: audit records in segments (read by migration 9 in src/store/sqlite/audit-segments.ts): a batch of records per row instead of a row with
   // three index updates per call. Existing records move over, one segment each; seq numbers are kept.
   `
   CREATE TABLE audit_segments (
@@ -172,7 +183,7 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (run_id, seq)
   ) STRICT, WITHOUT ROWID;
   `,
-  // 7: audit segments stored as gathered (AuditBatch in src/store/audit-segment.ts): each record's start and
+  // 7: audit segments stored as gathered (decodeSegment in src/store/sqlite/audit-segments.ts): each record's start and
   // duration as two float64s in \`times\`, its text fields in \`data\`. Segments written before keep their lines
   // (\`times\` is NULL) and are read as such.
   `
@@ -191,7 +202,30 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT, WITHOUT ROWID;
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   `,
+  // 9: plain audit rows again, one per call, written in batches by the writer thread (one transaction per batch):
+  // segments made every query decode all the records in its range, for a gain that did not hold up (3–8 % in one
+  // A/B, nothing in another; docs/decisions.md, "Plain audit rows"). Every segment's records move over with their
+  // seq (src/store/sqlite/audit-segments.ts), then the segment tables go.
+  (db) => {
+    db.exec(`
+    ${AUDIT_ROWS}
+    -- The failed calls by time, for \`outcome: 'error'\` (partial: a small index of the rare, interesting rows).
+    CREATE INDEX audit_errors_by_at ON audit (at) WHERE outcome = 'error';
+    `);
+    moveSegmentsToRows(db);
+    db.exec(`
+    DROP TRIGGER audit_segments_append_only;
+    DROP TABLE audit_segments;
+    DROP TABLE audit_seq;
+    `);
+  },
 ];
+
+/** Run one step on `db` (the caller holds the transaction). */
+export function applyMigration(db: Db, step: Migration): void {
+  if (typeof step === 'string') db.exec(step);
+  else step(db);
+}
 
 /** The schema version this build writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
@@ -209,7 +243,15 @@ export function migrate(db: Db, file: string): void {
           );
         }
         if (version === MIGRATIONS.length) return true;
-        db.exec(MIGRATIONS[version]);
+        try {
+          applyMigration(db, MIGRATIONS[version]);
+        } catch (err) {
+          // The transaction rolls back: the file stays whole at the version it had.
+          throw new SwitchboardError(
+            'UNAVAILABLE',
+            `The store ${file} could not be upgraded from schema version ${version} to ${version + 1}: ${(err as Error).message}. The file is unchanged; fix or move it (store.path) and start again.`,
+          );
+        }
         db.pragma(`user_version = ${version + 1}`);
         return false;
       })
