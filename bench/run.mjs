@@ -202,7 +202,7 @@ async function httpRuns(key) {
 
 // ── run ───────────────────────────────────────────────────────────────────────────────────────────────
 const load0 = loadavg()[0];
-log(`${QUICK ? 'quick' : 'full'} run; project ${project}`);
+log(`${QUICK ? 'quick' : 'full'} run${onlyAt === -1 ? '' : ` of ${[...ONLY].join(', ')}`}; project ${project}`);
 try {
   if (ONLY.has('cold')) {
     for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await coldStart(key);
