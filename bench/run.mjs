@@ -1,7 +1,8 @@
 // The benchmark: Switchboard against a bare MCP SDK v2 server with the same `echo` tool (and a raw
 // newline-JSON floor), in one run — cold start, stdio latency / CPU / throughput, HTTP requests/s (stateless
 // 2026-07-28 and session 2025-11-25) and memory. Prints a table and writes BENCHMARKS.md.
-// Usage: `npm run bench` (builds first) or `node bench/run.mjs [--quick] [--no-write]`. Never part of `npm test`.
+// Usage: `npm run bench` (builds first) or `node bench/run.mjs [--quick] [--no-write] [--only cold,stdio,http]`
+// (`--only` runs the named scenarios and writes nothing). Never part of `npm test`.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
@@ -16,7 +17,13 @@ import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
 const QUICK = argv.includes('--quick');
-const WRITE = !argv.includes('--no-write');
+const onlyAt = argv.indexOf('--only');
+/** The scenarios to run: cold start, stdio, HTTP (all by default). */
+const ONLY = new Set(onlyAt === -1 ? ['cold', 'stdio', 'http'] : (argv[onlyAt + 1] ?? '').split(','));
+for (const s of ONLY)
+  if (!['cold', 'stdio', 'http'].includes(s)) throw new Error(`--only takes cold, stdio and http, not '${s}'`);
+// A partial run never overwrites BENCHMARKS.md.
+const WRITE = !argv.includes('--no-write') && onlyAt === -1;
 
 const CFG = QUICK
   ? {
@@ -195,12 +202,14 @@ async function httpRuns(key) {
 
 // ── run ───────────────────────────────────────────────────────────────────────────────────────────────
 const load0 = loadavg()[0];
-log(`${QUICK ? 'quick' : 'full'} run; project ${project}`);
+log(`${QUICK ? 'quick' : 'full'} run${onlyAt === -1 ? '' : ` of ${[...ONLY].join(', ')}`}; project ${project}`);
 try {
-  for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await coldStart(key);
-  await coldStart('switchboard-ts');
-  for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await stdioRuns(key);
-  for (const key of ['bare', 'switchboard', 'raw']) await httpRuns(key);
+  if (ONLY.has('cold')) {
+    for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await coldStart(key);
+    await coldStart('switchboard-ts');
+  }
+  if (ONLY.has('stdio')) for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await stdioRuns(key);
+  if (ONLY.has('http')) for (const key of ['bare', 'switchboard', 'raw']) await httpRuns(key);
 } finally {
   rmSync(project, { recursive: true, force: true });
 }

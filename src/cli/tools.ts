@@ -2,7 +2,7 @@
 import Table from 'cli-table3';
 import { createHub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
-import { toCallToolResult } from '../serve/mcp-server.ts';
+import { toCallToolResult } from '../serve/tool-result.ts';
 import { toolInput } from './input.ts';
 import { CliError, printJson } from './output.ts';
 import { connectRemote } from './remote.ts';

@@ -1,32 +1,35 @@
-// The measured fast path for the hot loop: a plain `tools/call` that needs nothing but the call itself is
-// answered straight through the pipeline, skipping the SDK's per-message dispatch. Everything else — and any
-// call whose shape is not exactly the simple case — goes to the SDK unchanged. docs/performance.md says what
-// this bypasses and why it is safe.
-import type { Cancellation } from '../core/cancellation.ts';
-import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
+// The fast branch of the one call path: a plain `tools/call` that needs nothing but the call itself is answered
+// straight through the pipeline, skipping the SDK's per-message parsing, validation and dispatch (on stdio that
+// is ~85 % of the server's CPU per call, on 2025 HTTP sessions most of the rest is the SDK's web-standard
+// Request/Response plumbing: docs/performance.md). The call is built by the same adapter (call-request.ts) and
+// encoded by the same encoder (tool-result.ts) as on the SDK path; anything else — and any call whose shape is not
+// exactly the simple case — goes to the SDK unchanged.
+import type { RequestId, Server } from '@modelcontextprotocol/server';
+import { Cancellation } from '../core/cancellation.ts';
+import type { McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { paramHeadersOf } from '../core/mcp-param-headers.ts';
-import type { Outcome } from '../core/pipeline.ts';
+import type { CallRequest, Outcome } from '../core/pipeline.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
-import { mcpRequestId } from './mcp-server.ts';
+import { type CallOrigin, callRequestOf, mcpCallInfoOf, type ToolCall } from './call-request.ts';
+import { callToolResultJson } from './tool-result.ts';
 
 const META_PREFIX = 'io.modelcontextprotocol/';
 const PROTOCOL_VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
 const CLIENT_CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
 const MODERN = '2026-07-28';
+/** MCP log levels by severity, as the SDK orders them for `logging/setLevel`. */
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
 
-/** A JSON-RPC `tools/call` request in the simple shape the fast path serves. */
-export interface FastCall {
-  id: string | number;
-  name: string;
-  args: Record<string, unknown>;
-  meta: Record<string, unknown> | undefined;
+/** A JSON-RPC `tools/call` request in the simple shape the fast branch serves. */
+export interface FastCall extends ToolCall {
+  arguments: Record<string, unknown>;
 }
 
 const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /**
- * The call, when `message` is a `tools/call` the fast path may serve for `era`: a valid id, a known tool the
+ * The call, when `message` is a `tools/call` the fast branch may serve for `era`: a valid id, a known tool the
  * principal may see that does not advertise parameter headers, and none of progress, multi-round-trip input or
  * (for `legacy`) a 2026 envelope. Undefined means: let the SDK handle it.
  */
@@ -61,43 +64,140 @@ export function fastCallOf(
   const entry = hub.services.registry.get(params.name);
   if (!entry || !visible(principal, entry.capability) || entry.mcpNative) return undefined;
   if (era === 'modern' && paramHeadersOf(entry.tool.inputSchema).length > 0) return undefined;
-  return { id, name: params.name, args: (params.arguments as Record<string, unknown>) ?? {}, meta };
-}
-
-export interface FastCallContext {
-  principal: Principal;
-  transport: TransportKind;
-  era: 'legacy' | 'modern';
-  /** Made for this call alone; the transport aborts it on cancel. */
-  cancellation: Cancellation;
-  mcp: McpCallInfo;
-  client?: ClientChannel;
-  log?: (level: LogLevel, data: unknown) => Promise<void>;
+  return { id, name: params.name, arguments: (params.arguments as Record<string, unknown>) ?? {}, meta };
 }
 
 /**
- * Run a fast call. Returns its outcome (the transport encodes it), or undefined when the capability asked for input
- * (`input_required`): it is then marked so later calls skip the fast path, and the caller hands the original
+ * Run a fast call. Returns its outcome (the caller encodes it), or undefined when the capability asked for input
+ * (`input_required`): it is then marked so later calls skip the fast branch, and the caller hands the original
  * message to the SDK, which runs the multi-round-trip exchange. Only the asking round runs twice, and asking
  * for input has no side effects by contract; any other MCP-native result is answered here as it is.
  */
-export async function runFastCall(hub: Hub, call: FastCall, fc: FastCallContext): Promise<Outcome | undefined> {
-  const outcome: Outcome = await hub.pipeline.call({
-    principal: fc.principal,
-    name: call.name,
-    input: call.args,
-    transport: fc.transport,
-    requestId: mcpRequestId(call.id),
-    cancellation: fc.cancellation,
-    meta: call.meta,
-    mcp: fc.mcp,
-    client: fc.client,
-    log: fc.log,
-  });
+export async function runFastCall(hub: Hub, call: FastCall, request: CallRequest): Promise<Outcome | undefined> {
+  const outcome = await hub.pipeline.call(request);
   if (outcome.ok && outcome.raw?.mcp?.resultType === 'input_required') {
     const entry = hub.services.registry.get(call.name);
     if (entry) entry.mcpNative = true;
     return undefined;
   }
   return outcome;
+}
+
+/** How a connection's transport answers a fast call, or gives its message to the SDK after all. */
+export interface FastReply {
+  /** The JSON-RPC result of call `id`, as JSON text. */
+  result(id: RequestId, resultJson: string): void;
+  /** A JSON-RPC error for call `id` (the pipeline itself threw, or the result cannot be encoded). */
+  error(id: RequestId, message: string): void;
+  /** Hand the original message to the SDK (the capability answered with a multi-round-trip result). */
+  toSdk(message: unknown): void;
+  /** End the call's response stream now (SEP-1699), where the transport can resume it. */
+  closeStream?: () => void;
+}
+
+/**
+ * The fast branch of one 2025-era connection (stdio) or session (HTTP): its calls in flight, so a cancellation
+ * or the connection's end reaches them as the SDK's reach its handlers. A cancelled call gets no answer, as on
+ * the SDK path; a timed-out one does.
+ */
+export class FastCalls {
+  /** `cancelled` is the client's doing; the pipeline aborts a call's Cancellation on timeout too. */
+  private readonly inFlight = new Map<RequestId, { cancellation: Cancellation; cancelled: boolean }>();
+  /** Per-session state, made once the session's client has initialized (it depends on the session, not the call). */
+  private session?: { server: Server; caps: Record<string, unknown>; mcp: McpCallInfo };
+  /** Severity below which logs are dropped, from the client's `logging/setLevel` (none: all are sent). */
+  private logThreshold = 0;
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly principal: Principal,
+    private readonly transport: TransportKind,
+    private readonly sessionId?: string,
+  ) {}
+
+  /**
+   * Serve `message` when it is a plain `tools/call` and `server`'s client has initialized; returns whether it
+   * did (it then answers through the reply `open` makes for the call, before the call starts).
+   */
+  take(server: Server | undefined, message: unknown, open: (call: FastCall) => FastReply): boolean {
+    // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
+    const caps = server?.getClientCapabilities() as Record<string, unknown> | undefined;
+    if (!server || !caps) return false;
+    const call = fastCallOf(this.hub, this.principal, message, 'legacy');
+    if (!call) return false;
+    if (this.session?.server !== server || this.session.caps !== caps) {
+      const mcp = mcpCallInfoOf({ server, ...(this.sessionId ? { sessionId: this.sessionId } : {}) });
+      this.session = { server, caps, mcp };
+    }
+    const reply = open(call);
+    const cancellation = new Cancellation();
+    const flight = { cancellation, cancelled: false };
+    this.inFlight.set(call.id, flight);
+    const { mcp } = this.session;
+    const request = callRequestOf(call, {
+      principal: this.principal,
+      transport: this.transport,
+      mcp: reply.closeStream ? { ...mcp, closeStream: reply.closeStream } : mcp,
+      server,
+      cancellation,
+      log: this.logOf(server, call.id),
+    });
+    runFastCall(this.hub, call, request).then(
+      (outcome) => {
+        this.inFlight.delete(call.id);
+        if (flight.cancelled) return;
+        try {
+          if (outcome === undefined) reply.toSdk(message);
+          else reply.result(call.id, callToolResultJson(outcome));
+        } catch (err) {
+          reply.error(call.id, (err as Error).message); // A result JSON cannot encode (a BigInt, a cycle).
+        }
+      },
+      (err) => {
+        this.inFlight.delete(call.id);
+        reply.error(call.id, (err as Error).message);
+      },
+    );
+    return true;
+  }
+
+  /**
+   * See a message after the SDK has: a cancellation reaches a fast call as the SDK's reaches its handlers, and
+   * the client's `logging/setLevel` applies to fast calls' logs as to the SDK's.
+   */
+  observe(message: unknown): void {
+    const m = message as { method?: unknown; params?: { requestId?: unknown; level?: unknown } } | null;
+    if (m?.method === 'notifications/cancelled') {
+      const id = m.params?.requestId;
+      const flight = typeof id === 'string' || typeof id === 'number' ? this.inFlight.get(id) : undefined;
+      if (!flight) return;
+      flight.cancelled = true;
+      flight.cancellation.abort();
+    } else if (m?.method === 'logging/setLevel') {
+      const severity = LOG_LEVELS.indexOf(m.params?.level as string);
+      if (severity !== -1) this.logThreshold = severity;
+    }
+  }
+
+  /**
+   * A fast call's log: the session's level applies, and the message is related to the call, so on HTTP it rides
+   * the call's response stream — what the SDK's per-request `ctx.mcpReq.log` does.
+   */
+  private logOf(server: Server, id: RequestId): CallOrigin['log'] {
+    return async (level, data) => {
+      if (LOG_LEVELS.indexOf(level) < this.logThreshold) return;
+      await server
+        .notification({ method: 'notifications/message', params: { level, data } }, { relatedRequestId: id })
+        .catch(() => {});
+    };
+  }
+
+  /** The connection or session ended: every call still running is aborted, as the SDK aborts its handlers. */
+  closeAll(): void {
+    for (const flight of this.inFlight.values()) {
+      flight.cancelled = true;
+      flight.cancellation.abort();
+    }
+    this.inFlight.clear();
+  }
 }

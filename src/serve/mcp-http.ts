@@ -2,31 +2,29 @@
 // 2025-era requests go to sessionful transports so sampling, elicitation and GET streams work.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { NodeStreamableHTTPServerTransport, toNodeHandler } from '@modelcontextprotocol/node';
+import { toNodeHandler } from '@modelcontextprotocol/node';
 import {
   classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
-  isJSONRPCNotification,
-  isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
-  type WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
 import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts';
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
+import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
-import { createSessionEventStore } from './mcp-event-store.ts';
-import { buildMcpServer, forwardListChanges, SERVER_INFO, toCallToolResult } from './mcp-server.ts';
+import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
+import { SessionTransport } from './mcp-session-transport.ts';
+import { jsonRpcResultText, modernCallToolResultJson } from './tool-result.ts';
 
 const MODERN_VERSION = '2026-07-28';
 /** Open 2025-era sessions allowed at once, and how long an idle one lives. */
 export const MAX_SESSIONS = 1000;
 export const SESSION_IDLE_MS = 60 * 60_000;
-const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
 
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
 const SSE_RETRY_MS = 1_000;
@@ -56,24 +54,6 @@ function jsonRpcError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
 }
 
-/**
- * End the SSE stream of a request the client cancelled. The SDK aborts the handler and, as the spec asks, sends no
- * response; but its transport ends a POST's stream only once every request on it has a response, so the stream
- * stayed open with keep-alives until the session ended. The SDK has no hook for this: wrap the transport's
- * `onmessage` (set by `server.connect`) and, once the protocol server has seen the cancellation, close that
- * request's stream with the transport's public `closeSSEStream`.
- */
-function endCancelledStreams(transport: NodeStreamableHTTPServerTransport): void {
-  const deliver = transport.onmessage;
-  transport.onmessage = (message, extra) => {
-    deliver?.(message, extra);
-    if (isJSONRPCNotification(message) && message.method === 'notifications/cancelled') {
-      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
-      if (typeof requestId === 'string' || typeof requestId === 'number') transport.closeSSEStream(requestId);
-    }
-  };
-}
-
 /** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
 const HEADER_MISMATCH = -32020;
 
@@ -100,7 +80,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   });
 
   interface Session {
-    transport: NodeStreamableHTTPServerTransport;
+    transport: SessionTransport;
     principal: Principal;
     unsubscribe: () => void;
     lastSeen: number;
@@ -128,17 +108,19 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
    * written before the client ever sees the id). With a directory, every server-to-client request is claimed, so
    * the client's answer finds its way back here from whichever instance receives it.
    */
-  async function openSession(id: string, principal: Principal): Promise<NodeStreamableHTTPServerTransport> {
+  async function openSession(id: string, principal: Principal): Promise<SessionTransport> {
     const server = buildMcpServer(hub, { principal, transport: 'http' });
-    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
-      sessionIdGenerator: () => id,
-      // Resumable streams: priming events, Last-Event-ID replay, and handlers may close a stream (SEP-1699).
-      eventStore: createSessionEventStore(),
-      retryInterval: SSE_RETRY_MS,
+    const transport: SessionTransport = new SessionTransport({
+      id,
+      hub,
+      principal,
+      server,
+      retryMs: SSE_RETRY_MS,
       onsessioninitialized: (sid) => {
         const unsubscribe = forwardListChanges(hub, server);
         sessions.set(sid, { transport, principal, unsubscribe, lastSeen: Date.now() });
       },
+      ...(directory ? { beforeRequest: (request) => directory.claim(id, request.id) } : {}),
     });
     // Set before connect: the server chains its own close handling onto this one.
     transport.onclose = () => {
@@ -150,15 +132,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         directory?.forget(sid);
       }
     };
-    if (directory) {
-      const send = transport.send.bind(transport);
-      transport.send = async (message, options) => {
-        if (isJSONRPCRequest(message)) await directory.claim(id, message.id).catch(() => {});
-        return send(message, options);
-      };
-    }
     await server.connect(transport);
-    endCancelledStreams(transport);
     return transport;
   }
 
@@ -172,18 +146,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     if (record.principal.id !== principal.id) return 'forbidden';
     if (record.principal.roles.join(',') !== principal.roles.join(',')) return 'roles';
     const transport = await openSession(id, principal);
-    // The web-standard transport under the Node adapter takes a fetch Request: the replayed initialize restores
-    // the client's capabilities in the protocol server and marks the transport initialized with this id.
-    const web = (transport as unknown as { _webStandardTransport: WebStandardStreamableHTTPServerTransport })
-      ._webStandardTransport;
-    const replay = await web.handleRequest(
-      new Request('http://switchboard.internal/mcp', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify(record.initialize),
-      }),
-    );
-    await replay.text();
+    await transport.replayInitialize(record.initialize);
     return sessions.get(id) ?? 'unknown';
   }
 
@@ -235,7 +198,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           return;
         }
       }
-      await session.transport.handleRequest(req, res, body);
+      await session.transport.handle(req, res, body);
       if (req.method === 'DELETE' && directory) await directory.remove(sessionId).catch(() => {});
       return;
     }
@@ -260,7 +223,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         }
       }
       const transport = await openSession(id, principal);
-      await transport.handleRequest(req, res, body);
+      await transport.handle(req, res, body);
       return;
     }
     if (req.method === 'POST')
@@ -301,28 +264,20 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
-    const outcome = await runFastCall(hub, call, {
-      principal,
-      transport: 'http',
-      era: 'modern',
-      cancellation,
-      mcp: {
-        era: 'modern',
-        protocolVersion: MODERN_VERSION,
-        clientCapabilities:
-          (call.meta?.['io.modelcontextprotocol/clientCapabilities'] as Record<string, unknown>) ?? {},
-      },
-    });
+    const outcome = await runFastCall(
+      hub,
+      call,
+      callRequestOf(call, {
+        principal,
+        transport: 'http',
+        mcp: mcpCallInfoOf({ envelope: call.meta }),
+        cancellation,
+      }),
+    );
     res.off('close', onClose);
     if (outcome === undefined) return false;
     if (res.destroyed) return true;
-    const result = toCallToolResult(outcome);
-    const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: SERVER_INFO };
-    const text = JSON.stringify({
-      result: { ...result, resultType: 'complete', _meta: meta },
-      jsonrpc: '2.0',
-      id: call.id,
-    });
+    const text = jsonRpcResultText(call.id, modernCallToolResultJson(outcome, SERVER_INFO));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);
     return true;

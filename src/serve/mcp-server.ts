@@ -2,9 +2,7 @@
 // templates, prompts and completions all answer from the live catalog through the one pipeline.
 
 import {
-  CLIENT_CAPABILITIES_META_KEY,
   createRequestStateCodec,
-  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type RequestStateCodec,
@@ -13,13 +11,14 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isRawResult } from '../core/capability.ts';
-import type { CallContext, ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
-import type { Outcome } from '../core/pipeline.ts';
+import type { CallContext, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
 import { version } from '../version.ts';
+import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
 import { paginate } from './paginate.ts';
+import { toCallToolResult } from './tool-result.ts';
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
 
@@ -35,59 +34,6 @@ export const SERVER_CAPABILITIES = {
 const INSTRUCTIONS =
   'Switchboard is an MCP hub. Read the resource switchboard://welcome for what is here. ' +
   'Tools are named domain__action (task__create, system__health). The task board (task__*) is shared by every agent.';
-
-/** The CallToolResult for an outcome: structured content plus its JSON text; failures as isError with the message. */
-export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
-  if (outcome.ok) {
-    if (outcome.raw?.mcp) return outcome.raw.mcp;
-    if (outcome.raw) {
-      const { content, structuredContent, isError } = outcome.raw;
-      return { content, ...(structuredContent ? { structuredContent } : {}), ...(isError ? { isError: true } : {}) };
-    }
-    const value = outcome.value;
-    if (typeof value === 'string') return { content: [{ type: 'text', text: value }] };
-    if (value === undefined) return { content: [] };
-    const text = JSON.stringify(value);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      return { content: [{ type: 'text', text }], structuredContent: value };
-    }
-    return { content: [{ type: 'text', text }] };
-  }
-  const { code, message, details } = outcome.error;
-  return {
-    content: [{ type: 'text', text: message }],
-    isError: true,
-    _meta: { 'switchboard/error': { code, ...(details ? { details } : {}) } },
-  };
-}
-
-/** Longest JSON-RPC id kept as a call's `requestId` (ids are the client's; the audit trail stores them). */
-const MAX_REQUEST_ID = 128;
-
-/**
- * A call's `requestId` from its JSON-RPC id, on every MCP path: what the client's own logs show. The id is the
- * client's text, cut at 128 characters (the audit trail cleans what its format cannot hold).
- */
-export function mcpRequestId(id: string | number): string {
-  const text = String(id);
-  return text.length > MAX_REQUEST_ID ? text.slice(0, MAX_REQUEST_ID) : text;
-}
-
-/**
- * `JSON.stringify(toCallToolResult(outcome))`, with a plain object result serialised once: the text content is
- * that same JSON, so the hot path quotes the string instead of walking the value twice.
- */
-export function callToolResultJson(outcome: Outcome): string {
-  if (outcome.ok && outcome.raw === undefined) {
-    const value = outcome.value;
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-      const text = JSON.stringify(value) as string | undefined;
-      if (text !== undefined)
-        return `{"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}}`;
-    }
-  }
-  return JSON.stringify(toCallToolResult(outcome));
-}
 
 /** A minimal context for resource reads and prompt gets (they are not pipeline calls). */
 function readContext(
@@ -155,8 +101,6 @@ async function sealed(
  * called (`tools/call:name`); a verified requestState minted for another target is refused.
  */
 function mcpInfo(server: Server, ctx: ServerContext, target: string): McpCallInfo {
-  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
-  const modern = typeof envelope?.[PROTOCOL_VERSION_META_KEY] === 'string';
   // Already verified (and decoded) by the `requestState.verify` hook before the handler runs.
   const state = ctx.mcpReq.requestState<SealedState>();
   if (state !== undefined && state.n !== target)
@@ -164,17 +108,14 @@ function mcpInfo(server: Server, ctx: ServerContext, target: string): McpCallInf
       reason: 'invalid_request_state',
     });
   const closeSSE = ctx.http?.closeSSE;
-  return {
-    era: modern ? 'modern' : 'legacy',
-    protocolVersion: modern ? (envelope?.[PROTOCOL_VERSION_META_KEY] as string) : server.getNegotiatedProtocolVersion(),
-    clientCapabilities: (modern ? envelope?.[CLIENT_CAPABILITIES_META_KEY] : server.getClientCapabilities()) as
-      | Record<string, unknown>
-      | undefined,
+  return mcpCallInfoOf({
+    server,
+    envelope: ctx.mcpReq.envelope as Record<string, unknown> | undefined,
     ...(ctx.mcpReq.inputResponses ? { inputResponses: ctx.mcpReq.inputResponses } : {}),
     ...(state !== undefined ? { requestState: state.s } : {}),
     ...(closeSSE ? { closeStream: () => closeSSE() } : {}),
     ...(ctx.sessionId ? { sessionId: ctx.sessionId } : {}),
-  };
+  });
 }
 
 /**
@@ -239,42 +180,23 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const progressToken = ctx.mcpReq._meta?.progressToken;
     const target = `tools/call:${request.params.name}`;
-    const mcp = mcpInfo(server, ctx, target);
-    const client: ClientChannel = {};
-    // Server-to-client requests exist only on 2025 sessions; they ride the call's own response stream.
-    if (mcp.era === 'legacy') {
-      const caps = mcp.clientCapabilities;
-      const related = { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal };
-      if (caps?.sampling) client.sample = (params) => ctx.mcpReq.requestSampling(params as any, related);
-      if (caps?.elicitation) client.elicit = (params) => ctx.mcpReq.elicitInput(params as any, related);
-    }
-    const outcome = await hub.pipeline.call({
-      principal,
+    const call = {
+      id: ctx.mcpReq.id,
       name: request.params.name,
-      input: request.params.arguments ?? {},
-      transport,
-      requestId: mcpRequestId(ctx.mcpReq.id),
-      signal: ctx.mcpReq.signal,
+      arguments: request.params.arguments,
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
-      mcp,
-      client,
-      progress:
-        progressToken === undefined
-          ? undefined
-          : (progress, total, message) =>
-              ctx.mcpReq.notify({
-                method: 'notifications/progress',
-                params: {
-                  progressToken,
-                  progress,
-                  ...(total !== undefined ? { total } : {}),
-                  ...(message ? { message } : {}),
-                },
-              }),
-      log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
-    });
+    };
+    const outcome = await hub.pipeline.call(
+      callRequestOf(call, {
+        principal,
+        transport,
+        mcp: mcpInfo(server, ctx, target),
+        server,
+        signal: ctx.mcpReq.signal,
+        log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
+      }),
+    );
     return (await sealed(toCallToolResult(outcome), codec, principal, target)) as any;
   });
 

@@ -2,12 +2,10 @@
 // The caller's roles come from `[stdio] roles` (default: all).
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { Cancellation } from '../core/cancellation.ts';
-import type { ClientChannel, McpCallInfo } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
-import { type FastCallContext, fastCallOf, runFastCall } from './fast-call.ts';
-import { buildMcpServer, callToolResultJson, forwardListChanges } from './mcp-server.ts';
+import { FastCalls, type FastReply } from './fast-call.ts';
+import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -30,61 +28,16 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
   });
   const transport = new BatchingStdioTransport(hub.config.get().stdio.max_message_bytes);
   let current: Server | undefined;
-  // What every fast call of the session shares, made once its client has initialized.
-  let session: { server: Server; mcp: McpCallInfo; client: ClientChannel; log: FastCallContext['log'] } | undefined;
-  const sessionOf = (server: Server, caps: Record<string, unknown>) => {
-    if (session?.server === server && session.mcp.clientCapabilities === caps) return session;
-    const client: ClientChannel = {};
-    if (caps.sampling) client.sample = (params) => server.createMessage(params as any);
-    if (caps.elicitation) client.elicit = (params) => server.elicitInput(params as any);
-    session = {
-      server,
-      mcp: { era: 'legacy', protocolVersion: server.getNegotiatedProtocolVersion(), clientCapabilities: caps },
-      client,
-      log: (level, data) => server.sendLoggingMessage({ level, data }).catch(() => {}),
-    };
-    return session;
+  // The fast branch: plain tools/call of an initialized session, through the same adapter and encoder as the SDK's.
+  const fast = new FastCalls(hub, principal, 'stdio');
+  const reply: FastReply = {
+    result: (id, json) => transport.sendResult(id, json),
+    error: (id, message) => void transport.send({ jsonrpc: '2.0', id, error: { code: -32603, message } }),
+    toSdk: (message) => transport.onmessage?.(message as JSONRPCMessage),
   };
-  // Fast-path calls in flight, so a client's notifications/cancelled can reach them.
-  const inFlight = new Map<string | number, { cancellation: Cancellation; cancelled: boolean }>();
-  transport.intercept = (message) => {
-    const server = current;
-    // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
-    const caps = server?.getClientCapabilities();
-    if (!server || !caps) return false;
-    const m = message as { method?: unknown; params?: { requestId?: unknown } };
-    const cancelled =
-      m?.method === 'notifications/cancelled' ? inFlight.get(m.params?.requestId as string | number) : undefined;
-    if (cancelled) {
-      cancelled.cancelled = true;
-      cancelled.cancellation.abort();
-      return true;
-    }
-    const call = fastCallOf(hub, principal, message, 'legacy');
-    if (!call) return false;
-    const cancellation = new Cancellation();
-    const flight = { cancellation, cancelled: false };
-    inFlight.set(call.id, flight);
-    const { mcp, client, log } = sessionOf(server, caps as Record<string, unknown>);
-    const fail = (err: unknown) =>
-      void transport.send({ jsonrpc: '2.0', id: call.id, error: { code: -32603, message: (err as Error).message } });
-    runFastCall(hub, call, { principal, transport: 'stdio', era: 'legacy', cancellation, client, mcp, log }).then(
-      (outcome) => {
-        inFlight.delete(call.id);
-        if (flight.cancelled) return; // A request the client cancelled gets no answer (a timed-out one does).
-        try {
-          if (outcome === undefined) transport.onmessage?.(message as JSONRPCMessage);
-          else transport.sendResult(call.id, callToolResultJson(outcome));
-        } catch (err) {
-          fail(err); // A result JSON cannot encode (a BigInt, a cycle).
-        }
-      },
-      (err) => {
-        inFlight.delete(call.id);
-        fail(err);
-      },
-    );
-    return true;
+  transport.fast = {
+    take: (message) => fast.take(current, message, () => reply),
+    observe: (message) => fast.observe(message),
   };
   const handle = serveStdio(
     () => {
@@ -95,6 +48,7 @@ export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): Std
       const prevClose = server.onclose;
       server.onclose = () => {
         prevClose?.();
+        fast.closeAll();
         resolveClosed();
       };
       return server;

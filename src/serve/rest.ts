@@ -8,6 +8,7 @@ import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { outwardEvent } from '../observe/redact.ts';
 import { buildOpenApi } from './openapi.ts';
+import { rawContent } from './tool-result.ts';
 
 export function sendJson(
   res: ServerResponse,
@@ -82,14 +83,7 @@ export async function callTool(
   res.off('close', onClose);
   if (res.destroyed) return;
   if (!outcome.ok) return sendError(res, outcome.error);
-  if (outcome.raw) {
-    const { content, structuredContent, isError } = outcome.raw;
-    return sendJson(res, isError ? 500 : 200, {
-      content,
-      ...(structuredContent ? { structuredContent } : {}),
-      ...(isError ? { isError } : {}),
-    });
-  }
+  if (outcome.raw) return sendJson(res, outcome.raw.isError ? 500 : 200, rawContent(outcome.raw));
   sendJson(res, 200, outcome.value ?? null);
 }
 

@@ -1,11 +1,12 @@
 // The stdio transport Switchboard hands to the SDK's `serveStdio`: newline-delimited JSON on stdin/stdout like
 // the SDK's own, plus two measured differences — replies are written in one batch per event-loop turn, and an
-// optional `intercept` may answer a message itself (the fast path) instead of passing it to the protocol layer.
+// optional fast branch may answer a message itself instead of passing it to the protocol layer.
 import type { Readable, Writable } from 'node:stream';
 import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { envelopeOf } from '../core/jsonrpc-envelope.ts';
 import { type LineSink, LineSplitter, type OversizedLine } from '../core/line-splitter.ts';
 import { checkJsonDepth } from './body.ts';
+import { jsonRpcResultText } from './tool-result.ts';
 
 /**
  * The id of something that tries to be a JSON-RPC request (has a method, of any type), when it is a usable id.
@@ -29,15 +30,20 @@ function describeType(value: unknown): string {
 // Long enough for a busy client to read the notification first; only calls that just sent one pay it.
 const RESPONSE_GAP_MS = 10;
 
-/** Returns true when it took the message (and will answer it through `send`). */
-export type Intercept = (message: unknown, line: string) => boolean;
+/** The fast branch in front of the protocol layer (fast-call.ts). */
+export interface FastBranch {
+  /** Returns true when it took the message (and will answer it through `sendResult` or `send`). */
+  take(message: unknown): boolean;
+  /** Sees every message the protocol layer was given, after it (cancellations, log levels). */
+  observe(message: unknown): void;
+}
 
 export class BatchingStdioTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   /** Set by the owner once the protocol layer is connected. */
-  intercept?: Intercept;
+  fast?: FastBranch;
 
   private readonly lines: LineSplitter;
   private lastImmediateAt = Number.NEGATIVE_INFINITY;
@@ -107,7 +113,7 @@ export class BatchingStdioTransport implements Transport {
       else this.onerror?.(new Error(depth.message));
       return;
     }
-    if (this.intercept?.(parsed, line)) return;
+    if (this.fast?.take(parsed)) return;
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);
@@ -134,6 +140,7 @@ export class BatchingStdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message);
+    this.fast?.observe(message);
   }
 
   /**
@@ -152,10 +159,10 @@ export class BatchingStdioTransport implements Transport {
     this.scheduleFlush();
   }
 
-  /** Queue a response whose result is JSON text already (the fast path encodes results itself). */
+  /** Queue a response whose result is JSON text already (the fast branch encodes results itself). */
   sendResult(id: string | number, resultJson: string): void {
     if (this.closed) return;
-    this.outgoing.push(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${resultJson}}`);
+    this.outgoing.push(jsonRpcResultText(id, resultJson));
     this.scheduleFlush();
   }
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { rawResult } from '../../src/core/capability.ts';
 import type { Outcome } from '../../src/core/pipeline.ts';
-import { callToolResultJson, toCallToolResult } from '../../src/serve/mcp-server.ts';
+import { callToolResultJson, toCallToolResult } from '../../src/serve/tool-result.ts';
 
 const outcomes: [string, Outcome][] = [
   ['a plain object', { ok: true, value: { text: 'hi', n: 1, nested: { list: [1, 'two', null] } } }],

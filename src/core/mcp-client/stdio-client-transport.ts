@@ -1,5 +1,6 @@
-// The SDK's stdio client transport with three changes for the proxy (bench/upstream.mjs with --profile; figures in
-// docs/performance.md):
+// Switchboard's stdio client transport for upstream servers: the SDK's StdioClientTransport (same spawn, default
+// environment, stderr handling and graceful shutdown) written against the SDK's public Transport interface, with
+// three changes for the proxy (bench/upstream.mjs with --profile; figures in docs/performance.md):
 // - writes are batched: everything sent to a child in one turn of the event loop goes out in one write. A pipe
 //   write is a system call; under load the proxy sends many requests per turn.
 // - answers to the call lane are parsed once: the SDK's reader runs every line through JSON.parse and then its
@@ -8,9 +9,17 @@
 // - lines are split in linear time (core/line-splitter.ts), and a line over `maxMessageBytes` fails the call it
 //   answers (when its id can be read) instead of the whole connection; the connection stays up.
 
-import type { Writable } from 'node:stream';
-import { type JSONRPCMessage, parseJSONRPCMessage } from '@modelcontextprotocol/client';
-import { StdioClientTransport, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
+import type { ChildProcess } from 'node:child_process';
+import { PassThrough, type Stream } from 'node:stream';
+import {
+  type JSONRPCMessage,
+  parseJSONRPCMessage,
+  SdkError,
+  SdkErrorCode,
+  type Transport,
+} from '@modelcontextprotocol/client';
+import { getDefaultEnvironment, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
+import spawn from 'cross-spawn';
 import { envelopeOf } from '../jsonrpc-envelope.ts';
 import { type LineSink, LineSplitter, type OversizedLine } from '../line-splitter.ts';
 import { isLaneAnswer } from './call-lane.ts';
@@ -82,27 +91,88 @@ class LaneReadBuffer implements LineSink {
   }
 }
 
-export class BatchingStdioClientTransport extends StdioClientTransport {
+/** How long `close` waits for the child after closing its stdin, and again after SIGTERM (as the SDK does). */
+const EXIT_WAIT_MS = 2_000;
+
+export class BatchingStdioClientTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: (message: JSONRPCMessage) => void;
+
+  private child?: ChildProcess;
+  private readonly reader: LaneReadBuffer;
+  /** The child's stderr, handed out before start so no early output is lost (`stderr: 'pipe'`). */
+  private readonly stderrStream?: PassThrough;
   private queue: string[] = [];
   private scheduled = false;
   private waitingForDrain = false;
 
-  constructor(server: StdioServerParameters & { name: string; maxMessageBytes: number }) {
-    super(server);
-    // The SDK keeps its reader in a field of its own and calls append / readMessage / clear on it.
-    (this as unknown as { _readBuffer: LaneReadBuffer })._readBuffer = new LaneReadBuffer(
-      server.name,
-      server.maxMessageBytes,
-    );
+  constructor(private readonly server: StdioServerParameters & { name: string; maxMessageBytes: number }) {
+    this.reader = new LaneReadBuffer(server.name, server.maxMessageBytes);
+    if (server.stderr === 'pipe' || server.stderr === 'overlapped') this.stderrStream = new PassThrough();
   }
 
-  /** The child's stdin, while it runs (the SDK keeps the process in a field of its own). */
-  private get stdin(): Writable | undefined {
-    return (this as unknown as { _process?: { stdin?: Writable } })._process?.stdin ?? undefined;
+  /** Spawn the server (cross-spawn, as the SDK: Windows command shims resolve) with the SDK's default environment. */
+  async start(): Promise<void> {
+    if (this.child) throw new Error('BatchingStdioClientTransport already started: connect() starts it.');
+    const { command, args, env, cwd, stderr } = this.server;
+    await new Promise<void>((resolve, reject) => {
+      const child = spawn(command, args ?? [], {
+        env: { ...getDefaultEnvironment(), ...env },
+        stdio: ['pipe', 'pipe', stderr ?? 'inherit'],
+        shell: false,
+        windowsHide: process.platform === 'win32',
+        ...(cwd ? { cwd } : {}),
+      });
+      this.child = child;
+      child.on('error', (error) => {
+        reject(error);
+        this.onerror?.(error);
+      });
+      child.on('spawn', () => resolve());
+      child.on('close', () => {
+        this.child = undefined;
+        this.onclose?.();
+      });
+      child.stdin?.on('error', (error) => this.onerror?.(error));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        try {
+          this.reader.append(chunk);
+          this.readMessages();
+        } catch (error) {
+          this.onerror?.(error as Error);
+          this.close().catch(() => {});
+        }
+      });
+      child.stdout?.on('error', (error) => this.onerror?.(error));
+      if (this.stderrStream && child.stderr) child.stderr.pipe(this.stderrStream);
+    });
   }
 
-  override async send(message: JSONRPCMessage): Promise<void> {
-    if (!this.stdin) return super.send(message);
+  /** The child's stderr: with `stderr: 'pipe'`, a stream available before `start`. */
+  get stderr(): Stream | null {
+    return this.stderrStream ?? this.child?.stderr ?? null;
+  }
+
+  /** The child's pid, once started. */
+  get pid(): number | null {
+    return this.child?.pid ?? null;
+  }
+
+  private readMessages(): void {
+    for (;;) {
+      try {
+        const message = this.reader.readMessage();
+        if (message === null) return;
+        this.onmessage?.(message);
+      } catch (error) {
+        this.onerror?.(error as Error);
+      }
+    }
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (!this.child?.stdin) throw new SdkError(SdkErrorCode.NotConnected, 'Not connected');
     this.queue.push(JSON.stringify(message));
     if (!this.scheduled && !this.waitingForDrain) {
       this.scheduled = true;
@@ -112,7 +182,7 @@ export class BatchingStdioClientTransport extends StdioClientTransport {
 
   private readonly flush = () => {
     this.scheduled = false;
-    const stdin = this.stdin;
+    const stdin = this.child?.stdin;
     if (!stdin || this.queue.length === 0) {
       this.queue = [];
       return;
@@ -127,4 +197,37 @@ export class BatchingStdioClientTransport extends StdioClientTransport {
       });
     }
   };
+
+  /** Close stdin and let the server exit; SIGTERM after 2 s, SIGKILL 2 s later (the SDK's shutdown). */
+  async close(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (child) {
+      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+      const exitedOrWaited = () =>
+        Promise.race([closed, new Promise<void>((resolve) => setTimeout(resolve, EXIT_WAIT_MS).unref())]);
+      try {
+        child.stdin?.end();
+      } catch {
+        // Already closed.
+      }
+      await exitedOrWaited();
+      if (child.exitCode === null) {
+        try {
+          child.kill('SIGTERM');
+        } catch {
+          // Already gone.
+        }
+        await exitedOrWaited();
+      }
+      if (child.exitCode === null)
+        try {
+          child.kill('SIGKILL');
+        } catch {
+          // Already gone.
+        }
+    }
+    this.queue = [];
+    this.reader.clear();
+  }
 }
