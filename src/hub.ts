@@ -62,7 +62,10 @@ export interface Hub {
   ready(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
   policy: PolicySteps;
-  /** Present when the store offers shared state (Redis): what several instances behind one address share (docs/scale-out.md). */
+  /**
+   * Present when the store offers shared state (Redis): what several instances behind one address share
+   * (docs/scale-out.md).
+   */
   scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;

@@ -1,5 +1,6 @@
-// Scale-out assembly: what a hub on a store with shared state (Redis) adds — the shared event bus, shared limits and breakers, and
-// this instance's own presence (a registered, heartbeating instance that others see and expire when it dies).
+// Scale-out assembly: what a hub on a store with shared state (Redis) adds — the shared event bus, shared limits and
+// breakers, the MCP session directory, and this instance's own presence (a registered, heartbeating instance that
+// others see and expire when it dies). Each is built on the store's `shared` parts, never on a backend.
 import type { Logger } from 'pino';
 import type { Services } from './core/context.ts';
 import { HUB_ROLE, hubInstanceId } from './core/hub-instance.ts';

@@ -377,7 +377,7 @@ export interface AgentTurnLock {
 
 /**
  * Agent sessions: a meta record per session, its append-only transcript and a turn lock. The embedded layout is
- * files under the project (`src/sources/agents/session-files.ts`, readable with `tail -f`); a store shared by several
+ * files under the project (`src/store/files/agent-sessions.ts`, readable with `tail -f`); a store shared by several
  * machines (Redis) holds them itself. Names are checked by the agents room (`session-name.ts`) before they get here;
  * a store refuses only what would corrupt it (not a non-empty string: INVALID_INPUT).
  *

@@ -1,8 +1,9 @@
 // The scale-out Store: every part of the Store contract on one Redis server, under a key prefix, so several
 // Switchboard instances share tasks, instances, events, tokens, the audit log, documents, hook runs, script runs,
-// agent sessions and the live shared state (MCP sessions, limits and breakers, the event bus: shared.ts). Each part is its own file in this folder, its Lua scripts .lua files beside it; every write that
-// touches more than one key is one Lua script (atomic on the server): nothing is ever half-written. This file
-// assembles the parts on one connection (connection.ts: how it is made and what its failures mean).
+// agent sessions and the live shared state (MCP sessions, limits and breakers, the event bus: shared.ts). Each part
+// is its own file in this folder, its Lua scripts .lua files beside it; every write that touches more than one key
+// is one Lua script (atomic on the server): nothing is ever half-written. This file assembles the parts on one
+// connection (connection.ts: how it is made and what its failures mean).
 import type { Redis } from 'ioredis';
 import type {
   AgentSessionStore,
