@@ -1,8 +1,10 @@
 // The Store contract: typed parts for all shared state. SQLite (embedded, default) and Redis (scale-out)
-// implement it; one contract test suite (test/store/contract.ts) runs against every implementation.
+// implement it; one contract test suite (test/store/contract.ts) runs against every implementation. The live state
+// several instances share (`shared`: MCP sessions, limits and breakers, the bus stream) is an optional part only a
+// store reached by several instances offers (Redis; test/store/redis-shared.test.ts).
 // One file above ~400 lines on purpose: it is the page a backend's implementer reads, every part's interface and its
 // documented rules side by side, with no code of its own to speak of; the records are in records/, the parts'
-// implementations one file each in sqlite/ and redis/.
+// implementations one file each in sqlite/ and redis/ (and files/, the agent sessions of the embedded layout).
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { AuditBatchData } from './audit-segment.ts';

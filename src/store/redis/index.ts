@@ -113,7 +113,7 @@ export class RedisStore implements Store {
     this.shared = new RedisShared(client, url, prefix, io);
   }
 
-  /** A new connection with the store's fail-fast settings and scripts (for subscribers and blocking reads). */
+  /** A new connection with the store's fail-fast settings and every script defined on it (the store's own). */
   static connect(url: string, opts: { lazy?: boolean; autoPipelining?: boolean } = {}): Client {
     const client = newRedisClient(url, opts) as Client;
     defineScripts(client, SCRIPTS);
