@@ -67,7 +67,10 @@ export interface Hub {
   catalogReady(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
   policy: PolicySteps;
-  /** Present when the store is Redis: what several instances behind one address share (docs/scale-out.md). */
+  /**
+   * Present when the store offers shared state (Redis): what several instances behind one address share
+   * (docs/scale-out.md).
+   */
   scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;
@@ -178,8 +181,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const cfg = config.get();
   const store: Store = opts.store ?? (await openStore(cwd, cfg.store, opts.storeUrl));
   const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  // Scale-out: with a Redis store the bus, the limits and the breakers are shared by every instance on the prefix.
-  const scale = store.kind === 'redis' ? await scaleOut(store, instanceId, logger) : undefined;
+  // Scale-out: with a store that offers shared state (Redis), the bus, the limits and the breakers are shared by every
+  // instance on it.
+  const scale = store.shared ? await scaleOut(store, store.shared, instanceId, logger) : undefined;
   const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
 
   // 2. What is written about calls and events, in batches; reads through services see it (read your writes).

@@ -1,18 +1,18 @@
-// Scale-out assembly: what a hub on a Redis store adds — the shared event bus, shared limits and breakers, and
-// this instance's own presence (a registered, heartbeating instance that others see and expire when it dies).
+// Scale-out assembly: what a hub on a store with shared state (Redis) adds — the shared event bus, shared limits and
+// breakers, the MCP session directory, and this instance's own presence (a registered, heartbeating instance that
+// others see and expire when it dies). Each is built on the store's `shared` parts, never on a backend.
 import type { Logger } from 'pino';
 import type { Services } from './core/context.ts';
 import { HUB_ROLE, hubInstanceId } from './core/hub-instance.ts';
-import type { RedisBus } from './observe/redis-bus.ts';
+import type { SharedBus } from './observe/shared-bus.ts';
 import { INSTANCE_METRICS, publishMetrics } from './observe/shared-metrics.ts';
 import type { SharedPolicy } from './policy/shared-policy.ts';
 import type { SessionDirectory } from './serve/session-directory.ts';
 import { leaseTtlMs } from './sources/builtin/system/lease.ts';
-import type { Store } from './store/contract.ts';
-import type { RedisStore } from './store/redis/index.ts';
+import type { SharedState, Store } from './store/contract.ts';
 
 export interface ScaleOut {
-  bus: RedisBus;
+  bus: SharedBus;
   policy: SharedPolicy;
   /** 2025-era MCP session records and the routing of client answers between instances. */
   sessions: SessionDirectory;
@@ -25,39 +25,29 @@ export interface ScaleOut {
 export { HUB_ROLE, hubInstanceId };
 
 /**
- * A 32-byte secret every instance on the prefix shares: the first instance to start creates it (SET NX), the
- * rest read it. It lives as long as the Redis data, so a restart of every instance keeps what it sealed valid.
- */
-async function sharedSecret(store: RedisStore, name: string): Promise<Uint8Array> {
-  const key = `${store.prefix}secret:${name}`;
-  const fresh = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString('hex');
-  await store.io(() => store.client.set(key, fresh, 'NX'));
-  const hex = await store.io(() => store.client.get(key));
-  return new Uint8Array(Buffer.from(hex ?? fresh, 'hex'));
-}
-
-/**
- * Build the shared parts for a hub whose store is Redis. Loaded lazily: a SQLite hub never loads the Redis client.
+ * Build the shared parts for a hub whose store offers shared state (`store.shared`). Loaded lazily: a single-instance
+ * hub never loads them.
  *
  * @example
- * const scale = store.kind === 'redis' ? await scaleOut(store, instanceId, logger) : undefined;
+ * const scale = store.shared ? await scaleOut(store, store.shared, instanceId, logger) : undefined;
  */
-export async function scaleOut(store: Store, instanceId: string, logger: Logger): Promise<ScaleOut> {
-  const [{ RedisBus }, { SharedPolicy }, { SessionDirectory }, { SESSION_IDLE_MS }, { RedisStore }] = await Promise.all(
-    [
-      import('./observe/redis-bus.ts'),
-      import('./policy/shared-policy.ts'),
-      import('./serve/session-directory.ts'),
-      import('./serve/mcp-http.ts'),
-      import('./store/redis/index.ts'),
-    ],
-  );
-  const redis = store as RedisStore;
+export async function scaleOut(
+  store: Store,
+  shared: SharedState,
+  instanceId: string,
+  logger: Logger,
+): Promise<ScaleOut> {
+  const [{ SharedBus }, { SharedPolicy }, { SessionDirectory }, { SESSION_IDLE_MS }] = await Promise.all([
+    import('./observe/shared-bus.ts'),
+    import('./policy/shared-policy.ts'),
+    import('./serve/session-directory.ts'),
+    import('./serve/mcp-http.ts'),
+  ]);
   return {
-    bus: new RedisBus(redis, instanceId, logger),
-    policy: new SharedPolicy(redis),
-    sessions: new SessionDirectory(redis, instanceId, SESSION_IDLE_MS, RedisStore.connect),
-    requestStateKey: await sharedSecret(redis, 'request-state'),
+    bus: new SharedBus(shared.bus, instanceId, logger),
+    policy: new SharedPolicy(shared.limits),
+    sessions: new SessionDirectory(shared.sessions, instanceId, SESSION_IDLE_MS),
+    requestStateKey: await shared.secret('request-state'),
     presence(services) {
       const id = hubInstanceId(instanceId);
       let stopped = false;

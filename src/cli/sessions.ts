@@ -5,9 +5,9 @@ import pc from 'picocolors';
 import { createHub, openProjectStore } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { describeEvent } from '../sources/agents/describe-event.ts';
-import type { SessionMeta, TranscriptEvent, TranscriptPage } from '../sources/agents/session-files.ts';
 import { sessionNameProblem } from '../sources/agents/session-name.ts';
 import { readSession, sessionStoreOf } from '../sources/agents/session-store.ts';
+import type { SessionMeta, TranscriptEvent, TranscriptPage } from '../sources/agents/session-types.ts';
 import { CliError, printJson } from './output.ts';
 
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };

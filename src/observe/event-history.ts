@@ -1,14 +1,14 @@
 // The event history: what switchboard://events, system.get_state and late subscribers read. Hub events (tasks, instances,
 // config, registry) are kept in the store, written in batches and trimmed to `[events] retain`; call events stay in
 // memory only, because the durable record of every call is its audit record — writing each call twice would double
-// the cost per call. On Redis, every instance's recent calls are in the bus stream instead.
+// the cost per call. On a shared store, every instance's recent calls are in the bus stream instead.
 import type { Logger } from 'pino';
 import type { BusEvent, EventBus } from '../core/context.ts';
 import type { Store, StoredEvent } from '../store/contract.ts';
 import { BatchQueue } from './batch.ts';
 import { Ring } from './events.ts';
 import { outwardEvent } from './redact.ts';
-import type { RedisBus } from './redis-bus.ts';
+import type { SharedBus } from './shared-bus.ts';
 
 export class EventHistory {
   private readonly calls: Ring<BusEvent>;
@@ -16,11 +16,11 @@ export class EventHistory {
   private readonly queue: BatchQueue<BusEvent>;
   private readonly unsubscribe: () => void;
 
-  /** `shared`: the Redis bus, when several instances share one (then `bus` is that same bus). */
+  /** `shared`: the bus across instances, when several share a store (then `bus` is that same bus). */
   constructor(
     private readonly store: Store,
     bus: EventBus,
-    private readonly shared: RedisBus | undefined,
+    private readonly shared: SharedBus | undefined,
     retain: number,
     logger: Logger,
   ) {

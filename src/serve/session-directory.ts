@@ -1,95 +1,59 @@
 // 2025-era MCP sessions shared by every instance: the session record (who opened it, the initialize request it
-// began with) lives in Redis, so any instance can take a session over, and a client's answer to a server-to-client
-// request (sampling, elicitation) that lands on another instance is routed to the one waiting for it.
-import type { RedisStore } from '../store/redis/index.ts';
-
-/** What any instance needs to continue a session it did not open. */
-export interface SessionRecord {
-  principal: { id: string; roles: string[] };
-  /** The client's initialize request, replayed into a fresh protocol server to restore its capabilities. */
-  initialize: unknown;
-  createdAt: string;
-}
-
-/** A client's message routed from the instance that received it to the instance that waits for it. */
-export interface RoutedMessage {
-  sessionId: string;
-  message: unknown;
-}
+// began with) lives in the shared store, so any instance can take a session over, and a client's answer to a
+// server-to-client request (sampling, elicitation) that lands on another instance is routed to the one waiting for it.
+import type { McpSessionPart, McpSessionRecord, RoutedMessage } from '../store/contract.ts';
 
 /** How long a pending server-to-client request stays routable (an elicitation may wait for a human). */
-const PENDING_TTL_S = 3600;
+const PENDING_TTL_MS = 3_600_000;
+
+/** A record is refreshed at most this often per session, so a busy session costs no extra write per request. */
+const TOUCH_EVERY_MS = 60_000;
 
 /**
- * The shared directory of sessions. Records expire after `idleMs` without use; a refresh is written at most once a
- * minute per session, so a busy session costs no extra Redis write per request.
+ * The shared directory of sessions, for the streamable HTTP transport (mcp-http.ts). Records expire after `idleMs`
+ * without use; a refresh is written at most once a minute per session.
  *
  * @example
- * const dir = new SessionDirectory(store, instanceId, 3_600_000);
+ * const dir = new SessionDirectory(store.shared.sessions, instanceId, 3_600_000);
  * await dir.save(id, { principal, initialize, createdAt });
  * const rec = await dir.load(id); // on any instance
  */
 export class SessionDirectory {
   private readonly touched = new Map<string, number>();
-  private readonly sub: ReturnType<typeof RedisStore.connect>;
   private readonly handlers = new Set<(msg: RoutedMessage) => void>();
-  private readonly ready: Promise<void>;
+  private readonly stopListening: () => void;
 
   constructor(
-    private readonly store: RedisStore,
+    private readonly part: McpSessionPart,
     private readonly instanceId: string,
     private readonly idleMs: number,
-    connect: typeof RedisStore.connect,
   ) {
-    // A subscribed connection can do nothing else, so routed messages arrive on one of their own.
-    this.sub = connect(store.url, { lazy: true });
-    this.sub.on('message', (_channel: string, text: string) => {
-      let msg: RoutedMessage;
-      try {
-        msg = JSON.parse(text) as RoutedMessage;
-      } catch {
-        return;
-      }
+    this.stopListening = part.listen(instanceId, (msg) => {
       for (const h of this.handlers) h(msg);
     });
-    this.ready = this.sub
-      .connect()
-      .then(() => this.sub.subscribe(this.channel(instanceId)))
-      .then(() => {});
-    // A subscriber that reconnects after an outage subscribes again by itself (ioredis autoResubscribe).
-    this.ready.catch(() => {});
   }
 
-  private key(id: string): string {
-    return `${this.store.prefix}mcp-session:${id}`;
-  }
-
-  private channel(instanceId: string): string {
-    return `${this.store.prefix}mcp-route:${instanceId}`;
-  }
-
-  async save(id: string, record: SessionRecord): Promise<void> {
-    await this.store.io(() => this.store.client.set(this.key(id), JSON.stringify(record), 'PX', this.idleMs));
+  async save(id: string, record: McpSessionRecord): Promise<void> {
+    await this.part.save(id, record, this.idleMs);
     this.touched.set(id, Date.now());
   }
 
-  async load(id: string): Promise<SessionRecord | undefined> {
-    const text = await this.store.io(() => this.store.client.get(this.key(id)));
-    return text ? (JSON.parse(text) as SessionRecord) : undefined;
+  load(id: string): Promise<McpSessionRecord | undefined> {
+    return this.part.load(id);
   }
 
   /** Keep a session alive while it is used (at most one write a minute). */
   touch(id: string): void {
     const last = this.touched.get(id) ?? 0;
-    if (Date.now() - last < 60_000) return;
+    if (Date.now() - last < TOUCH_EVERY_MS) return;
     this.touched.set(id, Date.now());
-    void this.store.io(() => this.store.client.pexpire(this.key(id), this.idleMs)).catch(() => {});
+    void this.part.refresh(id, this.idleMs).catch(() => {});
   }
 
   /** End a session everywhere (DELETE /mcp). */
   async remove(id: string): Promise<void> {
     this.touched.delete(id);
-    await this.store.io(() => this.store.client.del(this.key(id)));
+    await this.part.remove(id);
   }
 
   /** Forget a session locally (it was closed here; the record stays for the other instances). */
@@ -99,14 +63,7 @@ export class SessionDirectory {
 
   /** Note that this instance waits for the client's answer to request `requestId` of session `sessionId`. */
   async claim(sessionId: string, requestId: string | number): Promise<void> {
-    await this.store.io(() =>
-      this.store.client.set(
-        `${this.store.prefix}mcp-pending:${sessionId}:${String(requestId)}`,
-        this.instanceId,
-        'EX',
-        PENDING_TTL_S,
-      ),
-    );
+    await this.part.claim(sessionId, String(requestId), this.instanceId, PENDING_TTL_MS);
   }
 
   /**
@@ -114,13 +71,9 @@ export class SessionDirectory {
    * instance should handle it (it waits for it itself, or nobody claimed it).
    */
   async route(sessionId: string, message: { id?: unknown }): Promise<boolean> {
-    const key = `${this.store.prefix}mcp-pending:${sessionId}:${String(message.id)}`;
-    const owner = await this.store.io(() => this.store.client.getdel(key));
+    const owner = await this.part.take(sessionId, String(message.id));
     if (!owner || owner === this.instanceId) return false;
-    const delivered = await this.store.io(() =>
-      this.store.client.publish(this.channel(owner), JSON.stringify({ sessionId, message } satisfies RoutedMessage)),
-    );
-    return delivered > 0;
+    return this.part.send(owner, { sessionId, message });
   }
 
   onRouted(handler: (msg: RoutedMessage) => void): () => void {
@@ -129,6 +82,6 @@ export class SessionDirectory {
   }
 
   async close(): Promise<void> {
-    this.sub.disconnect();
+    this.stopListening();
   }
 }

@@ -1,13 +1,16 @@
 // The Store contract: typed parts for all shared state. SQLite (embedded, default) and Redis (scale-out)
-// implement it; one contract test suite (test/store/contract.ts) runs against every implementation.
+// implement it; one contract test suite (test/store/contract.ts) runs against every implementation. The live state
+// several instances share (`shared`: MCP sessions, limits and breakers, the bus stream) is an optional part only a
+// store reached by several instances offers (Redis; test/store/redis-shared.test.ts).
 // One file above ~400 lines on purpose: it is the page a backend's implementer reads, every part's interface and its
 // documented rules side by side, with no code of its own to speak of; the records are in records/, the parts'
-// implementations one file each in sqlite/ and redis/.
+// implementations one file each in sqlite/ and redis/ (and files/, the agent sessions of the embedded layout).
 import type { BusEvent } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
 import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
 import type { HookQuery, NewHookRun } from './records/hooks.ts';
+import type { McpSessionRecord } from './records/mcp-sessions.ts';
 import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
 import type {
   FinishedQuery,
@@ -375,7 +378,7 @@ export interface AgentTurnLock {
 
 /**
  * Agent sessions: a meta record per session, its append-only transcript and a turn lock. The embedded layout is
- * files under the project (`src/sources/agents/session-files.ts`, readable with `tail -f`); a store shared by several
+ * files under the project (`src/store/files/agent-sessions.ts`, readable with `tail -f`); a store shared by several
  * machines (Redis) holds them itself. Names are checked by the agents room (`session-name.ts`) before they get here;
  * a store refuses only what would corrupt it (not a non-empty string: INVALID_INPUT).
  *
@@ -455,6 +458,122 @@ export function sessionLockLost(name: string, holder: string): SwitchboardError 
   );
 }
 
+// --- shared state for scale-out -----------------------------------------------------------------------------------
+// What instances behind one address share beyond the records above: live state with short lives, kept by a store
+// that several processes reach (Redis). The hub's logic over it stays in serve/, policy/ and observe/.
+
+export type { McpSessionRecord } from './records/mcp-sessions.ts';
+
+/** A client's message carried from the instance that received it to the instance that waits for it. */
+export interface RoutedMessage {
+  sessionId: string;
+  message: unknown;
+}
+
+/**
+ * 2025-era MCP sessions (streamable HTTP) shared by instances, so any of them continues a session another opened,
+ * and mailboxes that carry a client's answer to a server-to-client request to the instance waiting for it.
+ * A malformed record is INVALID_INPUT and nothing is written.
+ */
+export interface McpSessionPart {
+  /** Store (or replace) a session's record; it is gone `idleMs` after the last save or refresh. */
+  save(id: string, record: McpSessionRecord, idleMs: number): Promise<void>;
+  load(id: string): Promise<McpSessionRecord | undefined>;
+  /** Give the record `idleMs` more from now; an unknown session is a no-op. */
+  refresh(id: string, idleMs: number): Promise<void>;
+  remove(id: string): Promise<void>;
+  /** Note that instance `owner` waits for the client's answer to request `requestId` of a session, for `ttlMs`. */
+  claim(sessionId: string, requestId: string, owner: string, ttlMs: number): Promise<void>;
+  /** Take the claim on a request (read and delete in one step, so one instance gets it): its owner, if any. */
+  take(sessionId: string, requestId: string): Promise<string | undefined>;
+  /** Put a message in instance `owner`'s mailbox; true when a listener there received it. */
+  send(owner: string, message: RoutedMessage): Promise<boolean>;
+  /**
+   * Hear the messages sent to instance `owner` from now on, on a connection of its own (reconnecting by itself after
+   * an outage); returns the function that stops listening and closes that connection.
+   */
+  listen(owner: string, deliver: (message: RoutedMessage) => void): () => void;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/** A circuit as the shared store last left it. */
+export interface CircuitView {
+  state: CircuitState;
+  /** Consecutive failures. */
+  failures: number;
+  /** When it last opened (canonical ISO); null: never. */
+  openedAt: string | null;
+  /** How many times it opened. */
+  opens: number;
+}
+
+/** A shared admission: a token from the bucket and the circuit's leave, or which of the two refused. */
+export type LimitVerdict =
+  | {
+      ok: true;
+      /** Tokens left in the bucket; -1 without a rate limit. */
+      remaining: number;
+      /** Admitted as one of a half-open circuit's probes (give it back with `record` or `release`). */
+      probe: boolean;
+      state: CircuitState;
+      failures: number;
+    }
+  | { ok: false; scope: 'rate' | 'breaker'; retryAfterMs: number; state: CircuitState };
+
+/**
+ * Rate limits (a token bucket per principal and capability) and circuit breakers (one per capability) shared by
+ * instances, so 10 a minute is 10 a minute in total. Times are the store's own clock, the one every instance shares.
+ * The rules are the caller's, given with each call: `rate` {limit, windowMs}, `breaker` {threshold, resetMs,
+ * halfOpenProbes (default 1)}.
+ */
+export interface SharedLimitsPart {
+  /** Take a token (when there is a rate limit), then ask the breaker, in one atomic step. */
+  admit(
+    principal: string,
+    capability: string,
+    rate: { limit: number; windowMs: number } | undefined,
+    breaker: { threshold: number; resetMs: number; halfOpenProbes?: number },
+  ): Promise<LimitVerdict>;
+  /** Record a finished call with the capability's circuit (`probe`: it was admitted as one); the circuit after it. */
+  record(capability: string, threshold: number, failed: boolean, probe: boolean): Promise<CircuitView>;
+  /** Give back a probe slot without judging the circuit (the call never ran). */
+  release(capability: string): Promise<void>;
+}
+
+/**
+ * The stream under the event bus across instances: every instance appends, and reads what the others appended.
+ * Entries are JSON texts (the bus's events); the stream keeps a bounded recent tail, the bus is live, not a record.
+ */
+export interface BusStreamPart {
+  /** Append entries in order, in one round trip. */
+  append(entries: readonly string[]): Promise<void>;
+  /** The newest `count` entries, newest first. */
+  latest(count: number): Promise<string[]>;
+  /** A reader on a connection of its own (a read that waits holds its connection); it connects on first use. */
+  reader(): BusStreamReader;
+}
+
+export interface BusStreamReader {
+  /** Where the stream ends now: reading from there gets only what is appended afterwards. */
+  end(): Promise<string>;
+  /** Entries after position `from`, waiting up to `waitMs` for one; `next` is where to read on from. */
+  read(from: string, waitMs: number): Promise<{ entries: string[]; next: string }>;
+  close(): void;
+}
+
+/** The parts a store shared by several instances offers; an embedded store (SQLite) has none. */
+export interface SharedState {
+  readonly sessions: McpSessionPart;
+  readonly limits: SharedLimitsPart;
+  readonly bus: BusStreamPart;
+  /**
+   * A 32-byte secret every instance on the store shares (the first to ask creates it): it lives as long as the
+   * store's data, so what one instance sealed with it, every instance (and a restarted one) opens.
+   */
+  secret(name: string): Promise<Uint8Array>;
+}
+
 // --- the store ---------------------------------------------------------------------------------------------------
 
 export interface Store {
@@ -472,6 +591,8 @@ export interface Store {
    * embedded store: sessions are then files in the project (`.switchboard/sessions/`), as users `tail -f` them.
    */
   readonly agentSessions?: AgentSessionStore;
+  /** What several instances behind one address share (docs/scale-out.md); absent on a single-instance store. */
+  readonly shared?: SharedState;
   /** Cheap liveness probe for health checks. */
   ping(): Promise<boolean>;
   close(): Promise<void>;

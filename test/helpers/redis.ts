@@ -30,6 +30,17 @@ export async function openTestStore(url = REDIS_URL): Promise<RedisStore & { dro
   });
 }
 
+/** Two stores on one fresh prefix, standing for two instances; `cleanup` gets what closes both and drops the prefix. */
+export async function twoTestStores(cleanup: (() => unknown)[]): Promise<[RedisStore, RedisStore]> {
+  const a = await openTestStore();
+  const b = await RedisStore.open({ url: REDIS_URL, prefix: a.prefix });
+  cleanup.push(
+    () => a.drop(),
+    () => b.close(),
+  );
+  return [a, b];
+}
+
 /** A free TCP port on 127.0.0.1. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

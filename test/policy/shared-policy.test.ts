@@ -3,8 +3,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BreakerPolicy } from '../../src/policy/breaker.ts';
 import { SharedPolicy } from '../../src/policy/shared-policy.ts';
-import { RedisStore } from '../../src/store/redis/index.ts';
-import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
+import { openTestStore, twoTestStores } from '../helpers/redis.ts';
 
 const BREAKER: BreakerPolicy = { threshold: 3, resetMs: 300, halfOpenProbes: 1 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -16,13 +15,8 @@ describe('SharedPolicy', () => {
   });
 
   async function twoInstances() {
-    const a = await openTestStore();
-    const b = await RedisStore.open({ url: REDIS_URL, prefix: a.prefix });
-    cleanup.push(
-      () => a.drop(),
-      () => b.close(),
-    );
-    return { a: new SharedPolicy(a), b: new SharedPolicy(b) };
+    const [a, b] = await twoTestStores(cleanup);
+    return { a: new SharedPolicy(a.shared.limits), b: new SharedPolicy(b.shared.limits) };
   }
 
   it('allows exactly 10 calls per window in total across two instances', async () => {
@@ -85,7 +79,7 @@ describe('SharedPolicy', () => {
 
   it('answers UNAVAILABLE when Redis is gone, so the caller can fall back to local limits', async () => {
     const store = await openTestStore();
-    const policy = new SharedPolicy(store);
+    const policy = new SharedPolicy(store.shared.limits);
     await store.close();
     await expect(policy.admit('p', 'c', { limit: 1, windowMs: 1000 }, BREAKER)).rejects.toMatchObject({
       code: 'UNAVAILABLE',

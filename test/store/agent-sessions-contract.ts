@@ -1,4 +1,5 @@
-// The agent session contract suite: the embedded files (`SessionFiles`) and the Redis part must pass it unchanged.
+// The agent session contract suite: the embedded files (`AgentSessionFiles`) and the Redis part must pass it
+// unchanged.
 // It uses only the AgentSessionStore interface, plus one hook per implementation that leaves a lock behind whose
 // holder is gone (a dead process for files, a lease run out for Redis), so it pins behaviour, not storage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -44,7 +45,7 @@ async function failure(p: Promise<unknown>): Promise<{ code: string; message: st
  * Define the suite for one implementation; `make` returns a fresh, empty store per test.
  *
  * @example
- * agentSessionContract('files', async () => ({ sessions: new SessionFiles(dir), staleLock, close }));
+ * agentSessionContract('files', async () => ({ sessions: new AgentSessionFiles(dir, rule), staleLock, close }));
  */
 export function agentSessionContract(name: string, make: () => Promise<SessionStoreUnderTest>): void {
   describe(`AgentSessionStore contract: ${name}`, () => {

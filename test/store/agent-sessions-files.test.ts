@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionFiles } from '../../src/sources/agents/session-files.ts';
-import type { AgentSessionStore } from '../../src/store/contract.ts';
+import { sessionNameProblem } from '../../src/sources/agents/session-name.ts';
+import { AgentSessionFiles } from '../../src/store/files/agent-sessions.ts';
 import { agentSessionContract } from './agent-sessions-contract.ts';
 
 /** The pid of a process that has exited: what a crashed turn leaves in its lock file. */
@@ -15,9 +15,9 @@ function deadPid(): number {
 
 agentSessionContract('files', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-sessions-'));
-  const sessions = new SessionFiles(dir);
+  const sessions = new AgentSessionFiles(dir, sessionNameProblem);
   return {
-    sessions: sessions as unknown as AgentSessionStore,
+    sessions,
     async staleLock(name, owner) {
       mkdirSync(sessions.dir, { recursive: true });
       writeFileSync(join(sessions.dir, `${name}.lock`), `${deadPid()} - ${owner}`);

@@ -1,8 +1,8 @@
 import type { Services } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { sessionBusy } from '../../store/contract.ts';
-import type { TurnResult } from './session-files.ts';
 import type { SessionStore } from './session-store.ts';
+import type { TurnResult } from './session-types.ts';
 
 /** A turn running in this process: how to stop it, and its result once it has recorded its end. */
 export interface Run {

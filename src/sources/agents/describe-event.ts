@@ -1,6 +1,6 @@
 // One line of text for a transcript event: what progress notifications, logs and the CLI's live view show.
 // Returns undefined for events not worth a line (a user's own message, bookkeeping events).
-import type { TranscriptEvent } from './session-files.ts';
+import type { TranscriptEvent } from './session-types.ts';
 
 function short(value: unknown, max = 120): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);

@@ -1,7 +1,7 @@
 // The conversation of an API-provider session, rebuilt from the transcript's `message` events.
 // Repairs what a crash or cancel leaves behind so the next model call is always a well-formed conversation.
 import type { Block, Message } from './providers/provider.ts';
-import type { TranscriptEvent } from './session-files.ts';
+import type { TranscriptEvent } from './session-types.ts';
 
 const INTERRUPTED = 'The turn was interrupted before this tool returned a result.';
 

@@ -3,8 +3,8 @@
 import type { Services } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { TurnAdmission } from './admission.ts';
-import type { SessionMeta } from './session-files.ts';
 import type { SessionStore } from './session-store.ts';
+import type { SessionMeta } from './session-types.ts';
 
 /** The bus event that asks whichever instance runs a session's turn to cancel it (instances on one Redis). */
 export const CANCEL_EVENT = 'agent.cancel_requested';

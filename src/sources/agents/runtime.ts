@@ -11,15 +11,15 @@ import { type AgentDefinition, loadDefinition, type ProviderName } from './defin
 import { type GrantContext, grant, sessionDirectory } from './grant.ts';
 import type { Provider } from './providers/provider.ts';
 import { type CancelReport, RemoteCancel } from './remote-cancel.ts';
+import { answeredToolResults, checkSchemas, type ResumeInput, type StartInput } from './session-input.ts';
+import { readSession, type SessionStore, sessionStoreOf } from './session-store.ts';
 import {
   META_SCHEMA_VERSION,
   type SessionMeta,
   type SessionOptions,
   type TurnLock,
   type TurnResult,
-} from './session-files.ts';
-import { answeredToolResults, checkSchemas, type ResumeInput, type StartInput } from './session-input.ts';
-import { readSession, type SessionStore, sessionStoreOf } from './session-store.ts';
+} from './session-types.ts';
 import { transcriptWriter } from './transcript-writer.ts';
 import { type CallHooks, emptyUsage, runTurn, type TurnDeps, type TurnInput } from './turn.ts';
 import type { TurnToolDeps } from './turn-tools.ts';

@@ -3,7 +3,7 @@
 import type { PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { ProviderName } from './definitions.ts';
-import type { CallbackTool, SessionMeta, ToolResultBlock } from './session-files.ts';
+import type { CallbackTool, SessionMeta, ToolResultBlock } from './session-types.ts';
 
 export interface StartInput {
   session_name: string;

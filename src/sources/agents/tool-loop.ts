@@ -3,7 +3,7 @@
 import { SwitchboardError } from '../../core/errors.ts';
 import { repairHistory } from './history.ts';
 import type { Block, Message, ToolSpec, TurnOutcome, TurnRequest } from './providers/provider.ts';
-import type { PendingToolCall, ToolResultBlock, Usage } from './session-files.ts';
+import type { PendingToolCall, ToolResultBlock, Usage } from './session-types.ts';
 
 export interface Completion {
   /** Text and tool_use blocks of the model's reply. */

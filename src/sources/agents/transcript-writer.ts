@@ -1,8 +1,8 @@
 // One turn's appends to its transcript: providers emit events synchronously, the store writes them in order in the
 // background (one write per emit; on Redis one script each), and the turn waits for them before it reads or ends.
 
-import type { TranscriptEvent } from './session-files.ts';
 import type { SessionStore } from './session-store.ts';
+import type { TranscriptEvent } from './session-types.ts';
 
 export interface TranscriptWriter {
   /** Queue events behind those already queued; never throws (a failed write is reported once through onError). */

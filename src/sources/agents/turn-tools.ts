@@ -11,7 +11,7 @@ import { builtinTools, shellTool } from './builtin-tools.ts';
 import type { AgentDefinition } from './definitions.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
 import type { LocalTool } from './providers/provider.ts';
-import type { SessionMeta, TranscriptEvent } from './session-files.ts';
+import type { SessionMeta, TranscriptEvent } from './session-types.ts';
 
 export interface TurnToolDeps {
   services: Services;

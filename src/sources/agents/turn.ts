@@ -9,8 +9,8 @@ import { describeEvent } from './describe-event.ts';
 import { hubFileDirs } from './grant.ts';
 import { historyOf } from './history.ts';
 import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
-import type { SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-files.ts';
 import type { SessionStore } from './session-store.ts';
+import type { SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-types.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type TurnToolDeps, turnTools } from './turn-tools.ts';
 

@@ -1,8 +1,9 @@
 // The scale-out Store: every part of the Store contract on one Redis server, under a key prefix, so several
-// Switchboard instances share tasks, instances, events, tokens, the audit log, documents, hook runs, script runs and
-// agent sessions. Each part is its own file in this folder, its Lua scripts .lua files beside it; every write that
-// touches more than one key is one Lua script (atomic on the server): nothing is ever half-written. This file
-// assembles the parts on one connection (connection.ts: how it is made and what its failures mean).
+// Switchboard instances share tasks, instances, events, tokens, the audit log, documents, hook runs, script runs,
+// agent sessions and the live shared state (MCP sessions, limits and breakers, the event bus: shared.ts). Each part
+// is its own file in this folder, its Lua scripts .lua files beside it; every write that touches more than one key
+// is one Lua script (atomic on the server): nothing is ever half-written. This file assembles the parts on one
+// connection (connection.ts: how it is made and what its failures mean).
 import type { Redis } from 'ioredis';
 import type {
   AgentSessionStore,
@@ -12,6 +13,7 @@ import type {
   HookStore,
   InstanceStore,
   ScriptRunStore,
+  SharedState,
   Store,
   TaskStore,
   TokenStore,
@@ -23,9 +25,11 @@ import { RedisDocuments } from './documents.ts';
 import { EVENT_SCRIPTS, type EventScripts, RedisEvents } from './events.ts';
 import { HOOK_SCRIPTS, type HookScripts, RedisHooks } from './hooks.ts';
 import { INSTANCE_SCRIPTS, type InstanceScripts, RedisInstances } from './instances.ts';
+import { LIMIT_SCRIPTS, type LimitScripts } from './limits.ts';
 import { RedisScriptRuns, SCRIPT_RUN_SCRIPTS, type ScriptRunScripts } from './script-runs.ts';
 import { defineScripts } from './scripts.ts';
 import { RedisAgentSessions, SESSION_SCRIPTS, type SessionScripts } from './sessions.ts';
+import { RedisShared } from './shared.ts';
 import { RedisTasks, TASK_SCRIPTS, type TaskScripts } from './tasks.ts';
 import { RedisTokens, TOKEN_SCRIPTS, type TokenScripts } from './tokens.ts';
 
@@ -40,7 +44,8 @@ type Client = Redis &
   AuditScripts &
   HookScripts &
   ScriptRunScripts &
-  SessionScripts;
+  SessionScripts &
+  LimitScripts;
 
 const SCRIPTS = [
   ...TASK_SCRIPTS,
@@ -51,6 +56,7 @@ const SCRIPTS = [
   ...HOOK_SCRIPTS,
   ...SCRIPT_RUN_SCRIPTS,
   ...SESSION_SCRIPTS,
+  ...LIMIT_SCRIPTS,
 ];
 
 export interface RedisStoreOptions {
@@ -83,11 +89,12 @@ export class RedisStore implements Store {
   readonly hooks: HookStore;
   readonly scriptRuns: ScriptRunStore;
   readonly agentSessions: AgentSessionStore;
+  readonly shared: SharedState;
   /** Runs every operation of the store (see {@link RedisStore.io}). */
   private readonly guard: RedisGuard;
 
   private constructor(
-    /** The connection (the event bus and shared policy reuse its options for their own connections). */
+    /** The connection (subscribers and blocking reads open their own with the same settings). */
     readonly client: Client,
     readonly url: string,
     readonly prefix: string,
@@ -103,9 +110,10 @@ export class RedisStore implements Store {
     this.hooks = new RedisHooks(client, prefix, io);
     this.scriptRuns = new RedisScriptRuns(client, prefix, io);
     this.agentSessions = new RedisAgentSessions(client, prefix, io);
+    this.shared = new RedisShared(client, url, prefix, io);
   }
 
-  /** A new connection with the store's fail-fast settings and scripts (for subscribers and blocking reads). */
+  /** A new connection with the store's fail-fast settings and every script defined on it (the store's own). */
   static connect(url: string, opts: { lazy?: boolean; autoPipelining?: boolean } = {}): Client {
     const client = newRedisClient(url, opts) as Client;
     defineScripts(client, SCRIPTS);

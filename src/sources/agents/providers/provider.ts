@@ -9,7 +9,7 @@ import type {
   ToolResultBlock,
   TranscriptEvent,
   Usage,
-} from '../session-files.ts';
+} from '../session-types.ts';
 
 /** A content block of the neutral history (the Anthropic Messages shape; the OpenAI provider converts). */
 export type Block =

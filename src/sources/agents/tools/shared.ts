@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { type RawResult, rawResult } from '../../../core/capability.ts';
 import type { CallContext } from '../../../core/context.ts';
 import type { AgentRuntime } from '../runtime.ts';
-import type { TurnResult } from '../session-files.ts';
+import type { TurnResult } from '../session-types.ts';
 import type { CallHooks } from '../turn.ts';
 
 export const ResponseFormat = z

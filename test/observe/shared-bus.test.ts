@@ -1,12 +1,11 @@
-// The Redis event bus: two buses on one prefix stand for two instances — an event published on one reaches the
-// other's followers (redacted, tagged with its origin), local-only subscribers hear only their own instance, and
-// recent calls of every instance are read back from the stream.
+// The event bus across instances, on the Redis store's bus stream: two buses on one prefix stand for two instances —
+// an event published on one reaches the other's followers (redacted, tagged with its origin), local-only subscribers
+// hear only their own instance, and recent calls of every instance are read back from the stream.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { BusEvent } from '../../src/core/context.ts';
 import { createLogger } from '../../src/observe/logger.ts';
-import { RedisBus } from '../../src/observe/redis-bus.ts';
-import { RedisStore } from '../../src/store/redis/index.ts';
-import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
+import { SharedBus } from '../../src/observe/shared-bus.ts';
+import { twoTestStores } from '../helpers/redis.ts';
 import { until } from '../helpers/until.ts';
 
 const logger = createLogger('silent');
@@ -26,7 +25,7 @@ const call = (name: string, input: unknown): BusEvent => ({
  * reader skips what was written before it found the stream's end, so probe until one arrives; the stream is ordered,
  * so once the latest probe is heard no earlier one is still on its way.
  */
-async function hearing(heard: BusEvent[], from: RedisBus): Promise<void> {
+async function hearing(heard: BusEvent[], from: SharedBus): Promise<void> {
   const probe = (e: BusEvent) => (e.type === 'call' ? String(e.name) : '');
   let n = 0;
   await until(
@@ -42,20 +41,17 @@ async function hearing(heard: BusEvent[], from: RedisBus): Promise<void> {
   heard.splice(0, heard.length, ...rest);
 }
 
-describe('RedisBus', () => {
+describe('SharedBus', () => {
   const cleanup: (() => Promise<void>)[] = [];
   afterEach(async () => {
     for (const c of cleanup.splice(0).reverse()) await c();
   });
 
   async function twoBuses() {
-    const sa = await openTestStore();
-    const sb = await RedisStore.open({ url: REDIS_URL, prefix: sa.prefix });
-    const a = new RedisBus(sa, 'inst-a', logger);
-    const b = new RedisBus(sb, 'inst-b', logger);
+    const [sa, sb] = await twoTestStores(cleanup);
+    const a = new SharedBus(sa.shared.bus, 'inst-a', logger);
+    const b = new SharedBus(sb.shared.bus, 'inst-b', logger);
     cleanup.push(
-      () => sa.drop(),
-      () => sb.close(),
       () => a.close(),
       () => b.close(),
     );

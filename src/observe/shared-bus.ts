@@ -1,14 +1,13 @@
 // The event bus across instances: local subscribers hear an event at once (as on the in-process bus), and it is
-// appended to a Redis Stream that every other instance reads, so a subscriber anywhere sees every instance's events.
+// appended to the shared store's bus stream, which every other instance reads, so a subscriber anywhere sees every
+// instance's events.
 import type { Logger } from 'pino';
 import type { BusEvent, EventBus } from '../core/context.ts';
-import { RedisStore } from '../store/redis/index.ts';
+import type { BusStreamPart, BusStreamReader } from '../store/contract.ts';
 import { InProcessBus } from './events.ts';
 import { outwardEvent } from './redact.ts';
 
-/** The stream keeps about this many entries (approximate trim: cheap, and readers only need the recent tail). */
-export const BUS_STREAM_MAXLEN = 10_000;
-/** How long one blocking read waits before the loop checks whether it should stop. */
+/** How long one waiting read waits before the loop checks whether it should stop. */
 const BLOCK_MS = 1_000;
 
 /** A bus event that arrived from another instance carries the id of the instance that published it. */
@@ -21,22 +20,21 @@ export function isRemote(event: BusEvent, instanceId: string): boolean {
 }
 
 /**
- * Publishes locally and to the stream `<prefix>bus`; a reader on its own connection delivers other instances'
- * events (tagged with `origin`). Events leave the process redacted (`outwardEvent`), like every other exit.
- * Writes are pipelined once per event-loop turn; while Redis is away they are dropped (logged once) — the event
- * log and the audit trail, not the live bus, are the durable record.
+ * Publishes locally and to the shared stream; a reader on its own connection delivers other instances' events
+ * (tagged with `origin`). Events leave the process redacted (`outwardEvent`), like every other exit. Writes are
+ * batched once per event-loop turn; while the store is away they are dropped (logged once) — the event log and the
+ * audit trail, not the live bus, are the durable record.
  *
  * @example
- * const bus = new RedisBus(store, instanceId, logger);
- * bus.subscribe((e) => console.error(e.type)); // hears events of every instance on the prefix
+ * const bus = new SharedBus(store.shared.bus, instanceId, logger);
+ * bus.subscribe((e) => console.error(e.type)); // hears events of every instance on the store
  */
-export class RedisBus implements EventBus {
+export class SharedBus implements EventBus {
   /** Followers of every instance's events. */
   private readonly everyone = new InProcessBus();
   /** Listeners to this instance's events only. */
   private readonly mine = new InProcessBus();
-  private readonly key: string;
-  private readonly conn: ReturnType<typeof RedisStore.connect>;
+  private readonly reader: BusStreamReader;
   private pending: string[] = [];
   private scheduled = false;
   private stopped = false;
@@ -47,12 +45,11 @@ export class RedisBus implements EventBus {
   private followers = 0;
 
   constructor(
-    private readonly store: RedisStore,
+    private readonly stream: BusStreamPart,
     private readonly instanceId: string,
     private readonly logger: Logger,
   ) {
-    this.key = `${store.prefix}bus`;
-    this.conn = RedisStore.connect(store.url, { lazy: true });
+    this.reader = stream.reader();
   }
 
   publish(event: BusEvent): void {
@@ -97,75 +94,52 @@ export class RedisBus implements EventBus {
 
   /**
    * The newest `n` call events of every instance, oldest first, read from the stream (already redacted). Call
-   * events are not stored in the event log; on Redis the stream is where every instance's recent calls are.
+   * events are not stored in the event log; on a shared store the stream is where every instance's recent calls are.
    */
   async recentCalls(n: number): Promise<BusEvent[]> {
     await this.flush();
     if (n <= 0) return [];
     // Hub events share the stream; read a few times more entries than asked to find n calls among them.
-    const entries = await this.store.io(() => this.store.client.xrevrange(this.key, '+', '-', 'COUNT', n * 4));
+    const entries = await this.stream.latest(n * 4);
     const calls: BusEvent[] = [];
-    for (const [, fields] of entries) {
-      try {
-        const event = JSON.parse(fields[1]) as BusEvent;
-        if (event.type === 'call') calls.push(event);
-      } catch {
-        // not ours
-      }
+    for (const data of entries) {
+      const event = parse(data);
+      if (event?.type === 'call') calls.push(event);
       if (calls.length >= n) break;
     }
     return calls.reverse();
   }
 
-  /** Write what is queued now (one pipeline). */
+  /** Write what is queued now (one round trip). */
   async flush(): Promise<void> {
     this.scheduled = false;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    const pipe = this.store.client.pipeline();
-    for (const data of batch) pipe.xadd(this.key, 'MAXLEN', '~', String(BUS_STREAM_MAXLEN), '*', 'e', data);
     try {
-      const results = (await pipe.exec()) ?? [];
-      const failed = results.find(([err]) => err);
-      if (failed) throw failed[0];
+      await this.stream.append(batch);
       this.warned = false;
     } catch (err) {
       if (!this.warned)
-        this.logger.warn({ err: (err as Error).message }, 'event bus: Redis unreachable, events stay local');
+        this.logger.warn({ err: (err as Error).message }, 'event bus: shared store unreachable, events stay local');
       this.warned = true;
     }
   }
 
-  /** Read the stream from its end onwards on a dedicated connection (a blocking read holds its connection). */
+  /** Read the stream from its end onwards (the reader waits on a connection of its own). */
   private async read(): Promise<void> {
-    const conn = this.conn;
-    // A blocked XREAD must outlast the command timeout the store uses for ordinary commands.
-    (conn.options as { commandTimeout?: number }).commandTimeout = BLOCK_MS + 2_000;
-    let last = '$';
+    // Resolved once per run of the reader, so events written between two reads are not skipped.
+    let last: string | undefined;
     try {
       while (!this.stopped && this.followers > 0) {
         try {
-          if (conn.status === 'wait') await conn.connect();
-          if (last === '$') {
-            // Resolve '$' once, so events written between two reads are not skipped.
-            const tail = await conn.xrevrange(this.key, '+', '-', 'COUNT', 1);
-            last = tail[0]?.[0] ?? '0-0';
-          }
-          const reply = await conn.xread('COUNT', 500, 'BLOCK', BLOCK_MS, 'STREAMS', this.key, last);
-          for (const [, entries] of reply ?? []) {
-            for (const [id, fields] of entries) {
-              last = id;
-              if (this.stopped) break;
-              const data = fields[1];
-              let event: RemoteEvent;
-              try {
-                event = JSON.parse(data) as RemoteEvent;
-              } catch {
-                continue;
-              }
-              if (event.origin !== this.instanceId) this.everyone.publish(event);
-            }
+          last ??= await this.reader.end();
+          const { entries, next } = await this.reader.read(last, BLOCK_MS);
+          last = next;
+          for (const data of entries) {
+            if (this.stopped) break;
+            const event = parse(data) as RemoteEvent | undefined;
+            if (event && event.origin !== this.instanceId) this.everyone.publish(event);
           }
         } catch (err) {
           if (this.stopped) break;
@@ -174,8 +148,8 @@ export class RedisBus implements EventBus {
         }
       }
     } finally {
-      // Disconnected only when the bus stops; a pause between followers keeps the connection for the next one.
-      if (this.stopped) conn.disconnect();
+      // Closed only when the bus stops; a pause between followers keeps the connection for the next one.
+      if (this.stopped) this.reader.close();
     }
   }
 
@@ -183,8 +157,17 @@ export class RedisBus implements EventBus {
   async close(): Promise<void> {
     await this.flush();
     this.stopped = true;
-    // Ends a blocked read at once instead of waiting for its timeout.
-    this.conn.disconnect();
+    // Ends a waiting read at once instead of waiting for its timeout.
+    this.reader.close();
     await this.loop.catch(() => {});
+  }
+}
+
+/** An entry of the stream as an event; undefined for one that is not JSON (not ours). */
+function parse(data: string): BusEvent | undefined {
+  try {
+    return JSON.parse(data) as BusEvent;
+  } catch {
+    return undefined;
   }
 }

@@ -1,5 +1,6 @@
-// Sessions on disk, the embedded layout: `<session>.jsonl` (the transcript, one event a line) and `<session>.meta.json`,
-// plus a `<session>.lock` while a turn runs; and the session types every agent file shares.
+// Agent sessions as files, the embedded layout (every store but Redis keeps its sessions this way): under
+// `<project>/.switchboard/sessions/`, `<session>.jsonl` (the transcript, one event a line, readable with `tail -f`),
+// `<session>.meta.json`, and `<session>.lock` while a turn runs.
 import {
   closeSync,
   existsSync,
@@ -15,9 +16,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
-import type { PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import {
+  type AgentSessionRecord,
   type AgentSessionStore,
   type AgentTranscriptEvent,
   type AgentTranscriptPage,
@@ -27,101 +28,12 @@ import {
   sessionMissing,
   sessionRunning,
   sessionTaken,
-} from '../../store/contract.ts';
-import { checkTtl, sessionMetaJson, transcriptLines } from '../../store/records/agent-sessions.ts';
-import { checkNonEmpty } from '../../store/records/common.ts';
-import type { ProviderName } from './definitions.ts';
-import { sessionNameProblem } from './session-name.ts';
+} from '../contract.ts';
+import { checkTtl, sessionMetaJson, transcriptLines } from '../records/agent-sessions.ts';
+import { checkNonEmpty } from '../records/common.ts';
 
-export type TranscriptPage = AgentTranscriptPage;
-export type TurnLock = AgentTurnLock;
-
-/**
- * Bumped only for changes an older reader cannot take. Fields added since 1 are optional: `options.permission_mode`
- * (metas written before it lack it; resume fills it in from the agent's grant).
- */
-export const META_SCHEMA_VERSION = 1;
-
-export type SessionStatus = 'running' | 'completed' | 'pending_tool_call' | 'failed' | 'cancelled' | 'interrupted';
-
-export interface Usage {
-  input_tokens: number;
-  output_tokens: number;
-}
-
-/** A tool the calling client executes itself (callback tool). */
-export interface CallbackTool {
-  name: string;
-  description: string;
-  input_schema: Record<string, unknown>;
-}
-
-export interface PendingToolCall {
-  id: string;
-  tool_name: string;
-  args: unknown;
-}
-
-/** A tool result block in the neutral (Anthropic-shaped) history. */
-export interface ToolResultBlock {
-  type: 'tool_result';
-  tool_use_id: string;
-  content: string;
-  is_error?: boolean;
-}
-
-/** What a start fixed for the whole session; resume reuses it. */
-export interface SessionOptions {
-  system_prompt?: string;
-  max_tokens?: number;
-  output_schema?: Record<string, unknown>;
-  structured_output_retries: number;
-  tools: CallbackTool[];
-  /** claude-cli: the `--permission-mode` its turns run with (checked against its agent.json before each turn). */
-  permission_mode?: PermissionMode;
-  enable_builtins: boolean;
-  builtin_config: { enable_shell: boolean; shell_timeout_secs: number };
-}
-
-/** The result of the last finished turn, as agent__result returns it. */
-export interface TurnResult {
-  session_id: string;
-  status: SessionStatus;
-  turns: number;
-  tool_calls: number;
-  usage: Usage;
-  content: string;
-  structured_output: unknown;
-  schema_warnings: string[] | null;
-  pending_tool_calls?: PendingToolCall[];
-  error?: string;
-  provider_session_id?: string | null;
-  finished_at?: string;
-}
-
-export interface SessionMeta {
-  schema_version: number;
-  session_name: string;
-  agent: string | null;
-  provider: ProviderName;
-  model: string | null;
-  project_dir: string;
-  created_at: string;
-  last_resumed_at: string | null;
-  status: SessionStatus;
-  provider_session_id: string | null;
-  /** Totals over the session's life. */
-  usage: Usage;
-  turns: number;
-  tool_calls: number;
-  options: SessionOptions;
-  /** Callback calls the client still has to answer, and results of local tools from the same model reply. */
-  pending?: { calls: PendingToolCall[]; local_results: ToolResultBlock[] };
-  last_result?: TurnResult;
-}
-
-/** One transcript line. `type` says what happened; the rest depends on it. */
-export type TranscriptEvent = AgentTranscriptEvent;
+/** Why a session name cannot be used, or undefined when it can (the agents room's rule, `session-name.ts`). */
+export type SessionNameRule = (name: string) => string | undefined;
 
 /**
  * The embedded layout of agent sessions (every store but Redis): files users can read and `tail -f`. Meta writes
@@ -129,11 +41,15 @@ export type TranscriptEvent = AgentTranscriptEvent;
  * exclusive file holding the pid (and start time) of the process running the turn, so liveness is exact on the one
  * machine these files live on, and a lease length does not apply.
  */
-export class SessionFiles implements AgentSessionStore<SessionMeta> {
+export class AgentSessionFiles<M extends AgentSessionRecord = AgentSessionRecord> implements AgentSessionStore<M> {
   readonly dir: string;
   /** Transcripts a turn of this process appends to: one descriptor per turn (closed when it lets go of the lock). */
   private readonly turns = new Map<string, { holder: string; fd: number }>();
-  constructor(projectDir: string) {
+  /** `nameRule`: names become file names, so every name passes it first (it must keep each path in the folder). */
+  constructor(
+    projectDir: string,
+    private readonly nameRule: SessionNameRule,
+  ) {
     this.dir = join(projectDir, '.switchboard', 'sessions');
   }
 
@@ -151,8 +67,8 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
     return this.transcriptPath(name);
   }
 
-  async get(name: string): Promise<SessionMeta | undefined> {
-    checkSessionName(name);
+  async get(name: string): Promise<M | undefined> {
+    this.checkName(name);
     let text: string;
     try {
       text = readFileSync(this.metaPath(name), 'utf8');
@@ -161,16 +77,16 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
       throw new SwitchboardError('INTERNAL', `${this.metaPath(name)} cannot be read: ${(err as Error).message}`);
     }
     try {
-      return JSON.parse(text) as SessionMeta;
+      return JSON.parse(text) as M;
     } catch (err) {
       throw new SwitchboardError('INTERNAL', `${this.metaPath(name)} is not valid JSON: ${(err as Error).message}`);
     }
   }
 
   /** Write the meta atomically: readers see the old or the new file, never half of one. */
-  async put(meta: SessionMeta, opts: { holder?: string; release?: boolean } = {}): Promise<void> {
+  async put(meta: M, opts: { holder?: string; release?: boolean } = {}): Promise<void> {
     const { name, json } = sessionMetaJson(meta, 2);
-    checkSessionName(name);
+    this.checkName(name);
     if (!existsSync(this.metaPath(name))) throw sessionMissing(name);
     this.fence(name, opts.holder);
     this.writeMeta(name, json);
@@ -190,8 +106,9 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
   }
 
   /** Create the files of a new session; CONFLICT when the name is taken (checked by an exclusive create). */
-  async create(meta: SessionMeta): Promise<void> {
+  async create(meta: M): Promise<void> {
     const { name, json } = sessionMetaJson(meta, 2);
+    this.checkName(name);
     mkdirSync(this.dir, { recursive: true });
     try {
       closeSync(openSync(this.transcriptPath(name), 'wx'));
@@ -206,9 +123,9 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
    * Append events as JSON lines in one write. A line is never split by us; a crash in the middle of a write can
    * leave a torn last line, which readers skip and which is closed with a newline here, before the next event.
    */
-  async append(name: string, events: readonly TranscriptEvent[], opts: { holder?: string } = {}): Promise<void> {
+  async append(name: string, events: readonly AgentTranscriptEvent[], opts: { holder?: string } = {}): Promise<void> {
     const lines = transcriptLines(events);
-    checkSessionName(name);
+    this.checkName(name);
     const text = `${lines.join('\n')}\n`;
     // A lock file cannot be taken from a live process, so the turn that checked it once writes on its descriptor.
     const turn = this.turns.get(name);
@@ -261,8 +178,8 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
    * Transcript events from byte offset `from`. Complete lines that do not parse (a torn write closed since) are
    * skipped and counted; an unfinished last line is left for the next read (`next` stops before it).
    */
-  async transcript(name: string, from = 0): Promise<TranscriptPage> {
-    checkSessionName(name);
+  async transcript(name: string, from = 0): Promise<AgentTranscriptPage> {
+    this.checkName(name);
     let text = '';
     try {
       const fd = openSync(this.transcriptPath(name), 'r');
@@ -280,7 +197,7 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
       return { events: [], skipped: 0, next: from };
     }
     const end = text.lastIndexOf('\n') + 1;
-    const events: TranscriptEvent[] = [];
+    const events: AgentTranscriptEvent[] = [];
     let skipped = 0;
     for (const line of text.slice(0, end).split('\n')) {
       if (!line) continue;
@@ -307,7 +224,7 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
    * is dead is stale (a crash) and is taken over; a live one means another turn runs: CONFLICT.
    */
   async lock(name: string, owner: string, ttlMs: number): Promise<void> {
-    checkSessionName(name);
+    this.checkName(name);
     checkNonEmpty(owner, 'owner');
     checkTtl(ttlMs); // refused alike everywhere, though a file lock lives as long as its process
     mkdirSync(this.dir, { recursive: true });
@@ -338,11 +255,11 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
   }
 
   /** Who holds the turn lock: a live process (a turn runs), or a dead one (a crash left the file). */
-  async lockOwner(name: string): Promise<TurnLock | undefined> {
-    return this.lockOwnerNow(checkSessionName(name));
+  async lockOwner(name: string): Promise<AgentTurnLock | undefined> {
+    return this.lockOwnerNow(this.checkName(name));
   }
 
-  private lockOwnerNow(name: string): TurnLock | undefined {
+  private lockOwnerNow(name: string): AgentTurnLock | undefined {
     const [pidText, started, owner] = safeRead(this.lockPath(name)).split(' ');
     const pid = Number(pidText);
     if (!pid) return undefined;
@@ -359,28 +276,21 @@ export class SessionFiles implements AgentSessionStore<SessionMeta> {
     if ((owner ?? `pid:${pid}`) !== holder) throw sessionLockLost(name, `owner ${holder}`);
   }
 
+  /** A session name as the files take it: the name rule, which also keeps every path inside the folder. */
+  private checkName(name: string): string {
+    const problem = typeof name === 'string' ? this.nameRule(name) : 'Session name must be a string';
+    if (problem) throw new SwitchboardError('INVALID_INPUT', `session_name: ${problem}`);
+    return name;
+  }
+
   async remove(name: string): Promise<boolean> {
-    checkSessionName(name);
+    this.checkName(name);
     if (this.lockOwnerNow(name)?.alive) throw sessionRunning(name);
     const existed = existsSync(this.metaPath(name));
     this.endTurn(name);
     for (const p of [this.transcriptPath(name), this.metaPath(name), this.lockPath(name)]) rmSync(p, { force: true });
     return existed;
   }
-}
-
-export function noSession(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'NOT_FOUND',
-    `No session '${name}'. Start it with agent__start, or list sessions with session__list.`,
-  );
-}
-
-/** A session name as the files take it: the agents' own rule, which also keeps every path inside the folder. */
-function checkSessionName(name: string): string {
-  const problem = typeof name === 'string' ? sessionNameProblem(name) : 'Session name must be a string';
-  if (problem) throw new SwitchboardError('INVALID_INPUT', `session_name: ${problem}`);
-  return name;
 }
 
 function safeRead(path: string): string {
@@ -406,7 +316,7 @@ function processStart(pid: number): string | undefined {
   }
 }
 
-export function pidAlive(pid: number): boolean {
+function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
