@@ -26,12 +26,22 @@ export const SCRIPT_PERMISSIONS = [
   'script.list',
 ].map((name) => `mcp__switchboard__${toolNameOf(name)}`);
 
-const RUN = 'npx switchboard';
+const RUN = 'npx -y switchboard-mcp';
+/** What installs before the package had its registry name wrote; replaced by install, removed by uninstall. */
+const PREVIOUS_RUN = 'npx switchboard';
 const HOOKS = [
   { event: 'UserPromptSubmit', matcher: '', command: `${RUN} hook user-prompt-submit` },
   { event: 'PreToolUse', matcher: 'Skill', command: `${RUN} hook pre-tool-use` },
 ];
-const SERVER = { type: 'stdio', command: 'npx', args: ['switchboard', 'serve'] };
+
+/** The hook groups without the commands that install wrote for `h` (now or under the previous name); empty groups go. */
+function withoutHook(groups: Json[], h: (typeof HOOKS)[number]): Json[] {
+  const ours = [h.command, h.command.replace(RUN, PREVIOUS_RUN)];
+  return groups
+    .map((g) => (Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !ours.includes(x?.command)) } : g))
+    .filter((g) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+}
+const SERVER = { type: 'stdio', command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] };
 
 type Json = Record<string, any>;
 
@@ -117,8 +127,9 @@ export async function install(agent: string, opts: { cwd: string; scope: string 
   for (const h of HOOKS) {
     const groups: Json[] = Array.isArray(settings.hooks[h.event]) ? settings.hooks[h.event] : [];
     const present = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some((x: Json) => x?.command === h.command));
-    if (!present) groups.push({ matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] });
-    settings.hooks[h.event] = groups;
+    settings.hooks[h.event] = present
+      ? groups
+      : [...withoutHook(groups, h), { matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] }];
   }
   settings.permissions = settings.permissions ?? {};
   const allow: string[] = Array.isArray(settings.permissions.allow) ? settings.permissions.allow : [];
@@ -169,11 +180,7 @@ export async function uninstall(agent: string, opts: { cwd: string; scope: strin
   for (const h of HOOKS) {
     const groups = settings.hooks?.[h.event];
     if (!Array.isArray(groups)) continue;
-    const kept = groups
-      .map((g: Json) =>
-        Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => x?.command !== h.command) } : g,
-      )
-      .filter((g: Json) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+    const kept = withoutHook(groups, h);
     if (kept.length) settings.hooks[h.event] = kept;
     else delete settings.hooks[h.event];
   }

@@ -49,7 +49,7 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
+      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx -y switchboard-mcp serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
     )
     .action(async (o) =>
       (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }),
@@ -194,7 +194,7 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx switchboard hook dispatch"}]}]}}',
+      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx -y switchboard-mcp hook dispatch"}]}]}}',
     )
     .action(async () => (await cmd.hook()).hookDispatch(hookOptions()));
   const vcr = program.command('vcr').description('Record and replay script runs (VCR cassettes).');
