@@ -18,6 +18,9 @@ for (const file of readdirSync('src/store/redis'))
 const packageVersion = JSON.parse(readFileSync('package.json', 'utf8')).version;
 const defineVersion = { __SWITCHBOARD_VERSION__: JSON.stringify(packageVersion) };
 
+// jsonc-parser's "main" is a UMD bundle whose `require`s esbuild cannot follow; its ES module build bundles.
+const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
+
 const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream'];
 
 const esm = await build({
@@ -33,6 +36,7 @@ const esm = await build({
   target: 'node20',
   sourcemap: 'linked',
   external,
+  alias,
   define: defineVersion,
   banner: {
     js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);",
@@ -161,6 +165,7 @@ try {
       '@modelcontextprotocol/client/*',
     ],
     plugins: [deferred],
+    alias,
     define: {
       ...defineVersion,
       'import.meta.url': 'globalThis.__switchboardMetaUrl',
