@@ -1,4 +1,6 @@
 // The edits install/uninstall make to files the user owns: one entry in, the same entry out, every other byte kept.
+
+import { parse as jsonc } from 'jsonc-parser';
 import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { isEmptyDocument, removeMember, setMember } from '../../src/cli/jsonc-edit.ts';
@@ -6,15 +8,6 @@ import { removeTable, setTable } from '../../src/cli/toml-table-edit.ts';
 
 const ENTRY = { command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] };
 const PATH = ['mcp_servers', 'switchboard'] as const;
-
-/** JSON with comments and trailing commas, read the way Gemini CLI reads it. */
-const jsonc = (text: string) =>
-  JSON.parse(
-    text
-      .replace(/\/\/.*$/gm, '')
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/,(\s*[}\]])/g, '$1'),
-  );
 
 describe('JSON with comments: setMember / removeMember', () => {
   const kept = [
@@ -47,7 +40,8 @@ describe('JSON with comments: setMember / removeMember', () => {
   });
 
   it('replaces a different entry in place, and leaves a file that never had one alone', () => {
-    const old = '{\n  "mcpServers": {\n    "switchboard": { "command": "npx", "args": ["switchboard", "serve"] }\n  }\n}\n';
+    const old =
+      '{\n  "mcpServers": {\n    "switchboard": { "command": "npx", "args": ["switchboard", "serve"] }\n  }\n}\n';
     const next = setMember(old, ['mcpServers'], 'switchboard', ENTRY, 'f');
     expect(jsonc(next).mcpServers.switchboard).toEqual(ENTRY);
     const mine = '{\n  "theme": "x"\n}\n';
@@ -109,7 +103,8 @@ describe('TOML: setTable / removeTable', () => {
   });
 
   it('removes an entry edited since (toml-patch), keeps the rest, and a file it created ends empty', () => {
-    const edited = 'model = "o3"\n\n[mcp_servers.switchboard]\ncommand = "npx"\nargs = ["-y", "switchboard-mcp", "serve", "--http"]\n';
+    const edited =
+      'model = "o3"\n\n[mcp_servers.switchboard]\ncommand = "npx"\nargs = ["-y", "switchboard-mcp", "serve", "--http"]\n';
     expect(parseToml(removeTable(edited, PATH, 'f'))).toEqual({ model: 'o3' });
     expect(removeTable(setTable('', PATH, ENTRY, 'f'), PATH, 'f')).toBe('');
   });

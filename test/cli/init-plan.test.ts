@@ -44,8 +44,11 @@ describe('init decisions', () => {
   });
 
   it('flags settle their question, also on a terminal and over --yes', () => {
-    expect(decideImports({ import: 'codex,gemini' }, true, found).chosen).toEqual([found[1], found[2]]);
-    expect(decideImports({ import: 'all' }, false, found).chosen).toEqual(found);
+    expect(decideImports({ import: 'codex,gemini' }, true, found)).toEqual({
+      ask: false,
+      chosen: [found[1], found[2]],
+    });
+    expect(decideImports({ import: 'all' }, false, found)).toEqual({ ask: false, chosen: found });
     expect(decideImports({ import: false, yes: true }, true, found)).toEqual({ ask: false, chosen: [] });
     expect(decideImports({ import: 'none' }, true, found)).toEqual({ ask: false, chosen: [] });
     expect(decideInstalls({ install: 'detected' }, false, ['codex'])).toEqual({ ask: false, chosen: ['codex'] });
@@ -64,7 +67,9 @@ describe('init decisions', () => {
     expect(() => decideInstalls({ install: 'cursor' }, false, [])).toThrow(
       "--install: expected detected, none, claude-code, codex, gemini or a comma-separated list of claude-code, codex, gemini, got 'cursor'.",
     );
-    expect(() => decideScope({ scope: 'global' }, false)).toThrow("--scope: expected 'project' or 'user', got 'global'.");
+    expect(() => decideScope({ scope: 'global' }, false)).toThrow(
+      "--scope: expected 'project' or 'user', got 'global'.",
+    );
   });
 });
 
@@ -111,10 +116,7 @@ describe('Meerkat .rkat/mcp.toml (real files from the Meerkat repository)', () =
 
   it('reads the project file, then the user file; the first name wins', () => {
     const found = importServers('meerkat', join(fixture, 'project'), undefined, { HOME: join(fixture, 'home') });
-    expect(found.files).toEqual([
-      join(fixture, 'project/.rkat/mcp.toml'),
-      join(fixture, 'home/.rkat/mcp.toml'),
-    ]);
+    expect(found.files).toEqual([join(fixture, 'project/.rkat/mcp.toml'), join(fixture, 'home/.rkat/mcp.toml')]);
     expect(found.servers).toEqual([
       { name: 'filesystem', command: 'mcp-server-filesystem', args: ['--root', '/home/user/projects'] },
       { name: 'database', command: 'mcp-server-sqlite', args: ['--db', './data/app.db'] },

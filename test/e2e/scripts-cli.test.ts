@@ -225,9 +225,9 @@ describe('switchboard install claude-code', () => {
     expect(r.stderr).toContain(join(dir, '.claude/settings.json'));
     expect(r.stderr).toContain('is not valid JSON');
     expect(existsSync(join(dir, '.mcp.json'))).toBe(false);
-    const agent = await run(dir, ['install', 'codex']);
+    const agent = await run(dir, ['install', 'cursor']);
     expect(agent.code).toBe(2);
-    expect(agent.stderr).toContain("Unknown agent 'codex'; supported: claude-code.");
+    expect(agent.stderr).toContain("Unknown agent 'cursor'; supported: claude-code, codex, gemini.");
   });
 });
 
