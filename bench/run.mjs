@@ -385,7 +385,7 @@ ${problems.length ? `\n**Problems in this run:**\n${problems.map((p) => `- ${p}`
   through \`toNodeHandler\`. The raw floor (\`bench/raw-floor-server.mjs\`) answers newline JSON / plain HTTP by hand, with no
   SDK and no validation — what Node itself costs. Every server is a child process; the client is this process; all
   traffic is on 127.0.0.1.
-  The \`switchboard\` command rows run \`bin/switchboard.js\` as a command (what \`npx switchboard serve\` and an agent's stdio
+  The \`switchboard\` command rows run \`bin/switchboard.js\` as a command (what \`npx -y switchboard-mcp serve\` and an agent's stdio
   config run): its launcher starts \`serve\` from the V8 startup snapshot \`dist/switchboard.blob\` (docs/decisions.md).
 - **Cold start:** spawn the server, SDK \`Client\` connect (2025-11-25 handshake) and one \`tools/call\`; median of ${CFG.coldRuns}
   runs after one discarded run (which also creates Switchboard's \`.switchboard/state.db\`).

@@ -5,7 +5,7 @@
 // Entry point of the `switchboard` command: runs the built CLI bundle (npm run build).
 //
 // The three lines above are shell (they are string statements and comments to JavaScript): run as a command
-// (`npx switchboard serve`, an agent's stdio config), `serve` starts from the V8 startup snapshot
+// (`npx -y switchboard-mcp serve`, an agent's stdio config), `serve` starts from the V8 startup snapshot
 // dist/switchboard.blob when the Node on PATH is the one that built it — much faster to a first answer (see
 // docs/decisions.md, "Startup snapshot"); otherwise, and under `node bin/switchboard.js`, the ESM bundle runs.
 import { main } from '../dist/index.js';

@@ -2,7 +2,7 @@
 // handler modules importing 'switchboard' get the same zod instance), with native and loader packages external;
 // then the V8 startup snapshot that `switchboard serve` starts from (docs/decisions.md, "Startup snapshot").
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 
 // Start clean: code-split chunk names change with content, stale ones would pile up.
@@ -13,6 +13,13 @@ rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 for (const file of readdirSync('src/store/redis'))
   if (file.endsWith('.lua')) copyFileSync(`src/store/redis/${file}`, `dist/${file}`);
+
+// The package version, written into both bundles (src/version.ts): the snapshot has no package.json to read.
+const packageVersion = JSON.parse(readFileSync('package.json', 'utf8')).version;
+const defineVersion = { __SWITCHBOARD_VERSION__: JSON.stringify(packageVersion) };
+
+// jsonc-parser's "main" is a UMD bundle whose `require`s esbuild cannot follow; its ES module build bundles.
+const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
 const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream'];
 
@@ -29,6 +36,8 @@ const esm = await build({
   target: 'node20',
   sourcemap: 'linked',
   external,
+  alias,
+  define: defineVersion,
   banner: {
     js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);",
   },
@@ -156,7 +165,9 @@ try {
       '@modelcontextprotocol/client/*',
     ],
     plugins: [deferred],
+    alias,
     define: {
+      ...defineVersion,
       'import.meta.url': 'globalThis.__switchboardMetaUrl',
       'import.meta.dirname': 'globalThis.__switchboardMetaDirname',
     },

@@ -1,6 +1,7 @@
 // `switchboard install|uninstall claude-code [--scope project|user]`: the MCP server entry, both script hooks,
 // the `.claude/commands` link to the NL scripts and permissions for the script tools — merged into what is
-// there, idempotent, and removed again exactly by `uninstall`.
+// there, idempotent, and removed again exactly by `uninstall` (files and folders left empty go too).
+// Codex and Gemini CLI get their one entry from install-clients.ts.
 import {
   existsSync,
   lstatSync,
@@ -13,8 +14,11 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { RUN, SERVE } from '../config/agent-launch.ts';
 import { toolNameOf } from '../core/names.ts';
 import { scriptRoots } from '../sources/scripts/resolve.ts';
+import { removeEmptyDirs, saveOrDelete } from './agent-files.ts';
+import { FILE_AGENTS, type FileAgent, installFileAgent, uninstallFileAgent } from './install-clients.ts';
 import { CliError } from './output.ts';
 
 /** The script tools an agent calls during a run, as Claude Code names them. */
@@ -26,12 +30,21 @@ export const SCRIPT_PERMISSIONS = [
   'script.list',
 ].map((name) => `mcp__switchboard__${toolNameOf(name)}`);
 
-const RUN = 'npx switchboard';
+/** What installs before the package had its registry name wrote; replaced by install, removed by uninstall. */
+const PREVIOUS_RUN = 'npx switchboard';
 const HOOKS = [
   { event: 'UserPromptSubmit', matcher: '', command: `${RUN} hook user-prompt-submit` },
   { event: 'PreToolUse', matcher: 'Skill', command: `${RUN} hook pre-tool-use` },
 ];
-const SERVER = { type: 'stdio', command: 'npx', args: ['switchboard', 'serve'] };
+
+/** The hook groups without the commands that install wrote for `h` (now or under the previous name); empty groups go. */
+function withoutHook(groups: Json[], h: (typeof HOOKS)[number]): Json[] {
+  const ours = [h.command, h.command.replace(RUN, PREVIOUS_RUN)];
+  return groups
+    .map((g) => (Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !ours.includes(x?.command)) } : g))
+    .filter((g) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+}
+const SERVER = { type: 'stdio', command: SERVE.command, args: [...SERVE.args] };
 
 type Json = Record<string, any>;
 
@@ -86,8 +99,24 @@ function writeJson(file: string, value: Json): void {
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-function checkAgent(agent: string): void {
-  if (agent !== 'claude-code') throw new CliError(`Unknown agent '${agent}'; supported: claude-code.`, 2);
+export const AGENTS = ['claude-code', ...FILE_AGENTS] as const;
+
+/** True for Codex and Gemini CLI (one entry in their own file); an unknown agent is a usage error. */
+function isFileAgent(agent: string): agent is FileAgent {
+  if (!(AGENTS as readonly string[]).includes(agent))
+    throw new CliError(`Unknown agent '${agent}'; supported: ${AGENTS.join(', ')}.`, 2);
+  return agent !== 'claude-code';
+}
+
+/**
+ * Save what uninstall left of a JSON file: untouched when it removed nothing; deleted (with a folder this empties,
+ * up to `stopAt`) when nothing is left — install created it, or it held only what install added.
+ */
+function saveJsonOrDelete(file: string, value: Json, stopAt: string): void {
+  const before = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const text = (v: Json) => (Object.keys(v).length ? `${JSON.stringify(v, null, 2)}\n` : '');
+  const after = text(value) === text(readJson(file)) ? before : text(value);
+  saveOrDelete(file, before, after, (t) => t === '', stopAt);
 }
 
 /** Whether the link points at our NL folder (relative or absolute). */
@@ -100,7 +129,7 @@ function linksTo(link: string, target: string): boolean {
 }
 
 export async function install(agent: string, opts: { cwd: string; scope: string }): Promise<void> {
-  checkAgent(agent);
+  if (isFileAgent(agent)) return installFileAgent(agent, opts);
   const p = pathsFor(opts.scope, opts.cwd);
   // Read everything first: a malformed file stops the install before anything is written.
   const mcp = readJson(p.mcpFile);
@@ -117,8 +146,9 @@ export async function install(agent: string, opts: { cwd: string; scope: string 
   for (const h of HOOKS) {
     const groups: Json[] = Array.isArray(settings.hooks[h.event]) ? settings.hooks[h.event] : [];
     const present = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some((x: Json) => x?.command === h.command));
-    if (!present) groups.push({ matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] });
-    settings.hooks[h.event] = groups;
+    settings.hooks[h.event] = present
+      ? groups
+      : [...withoutHook(groups, h), { matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] }];
   }
   settings.permissions = settings.permissions ?? {};
   const allow: string[] = Array.isArray(settings.permissions.allow) ? settings.permissions.allow : [];
@@ -154,7 +184,7 @@ export async function install(agent: string, opts: { cwd: string; scope: string 
 }
 
 export async function uninstall(agent: string, opts: { cwd: string; scope: string }): Promise<void> {
-  checkAgent(agent);
+  if (isFileAgent(agent)) return uninstallFileAgent(agent, opts);
   const p = pathsFor(opts.scope, opts.cwd);
   const mcp = readJson(p.mcpFile);
   const settings = readJson(p.settingsFile);
@@ -169,11 +199,7 @@ export async function uninstall(agent: string, opts: { cwd: string; scope: strin
   for (const h of HOOKS) {
     const groups = settings.hooks?.[h.event];
     if (!Array.isArray(groups)) continue;
-    const kept = groups
-      .map((g: Json) =>
-        Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => x?.command !== h.command) } : g,
-      )
-      .filter((g: Json) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+    const kept = withoutHook(groups, h);
     if (kept.length) settings.hooks[h.event] = kept;
     else delete settings.hooks[h.event];
   }
@@ -183,8 +209,13 @@ export async function uninstall(agent: string, opts: { cwd: string; scope: strin
     if (settings.permissions.allow.length === 0) delete settings.permissions.allow;
     if (Object.keys(settings.permissions).length === 0) delete settings.permissions;
   }
-  if (linksTo(p.commandsLink, p.nlDir)) unlinkSync(p.commandsLink);
-  if (existsSync(p.mcpFile)) writeJson(p.mcpFile, mcp);
-  if (existsSync(p.settingsFile)) writeJson(p.settingsFile, settings);
+  if (linksTo(p.commandsLink, p.nlDir)) {
+    unlinkSync(p.commandsLink);
+    removeEmptyDirs(dirname(p.commandsLink), dirname(dirname(p.commandsLink)));
+  }
+  saveJsonOrDelete(p.mcpFile, mcp, dirname(p.mcpFile));
+  saveJsonOrDelete(p.settingsFile, settings, dirname(dirname(p.settingsFile)));
+  // The scripts folder install made for the link goes when nothing was put in it.
+  removeEmptyDirs(p.nlDir, dirname(dirname(dirname(p.nlDir))));
   process.stdout.write(`Removed Switchboard from Claude Code (${p.scope} scope).\n`);
 }

@@ -17,6 +17,7 @@ const cmd = {
   hook: () => import('./hook.ts'),
   vcr: () => import('./vcr.ts'),
   install: () => import('./install.ts'),
+  init: () => import('./init.ts'),
   agents: () => import('./agents.ts'),
   sessions: () => import('./sessions.ts'),
 };
@@ -49,7 +50,7 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx switchboard serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
+      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx -y switchboard-mcp serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
     )
     .action(async (o) =>
       (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }),
@@ -174,12 +175,12 @@ export function buildProgram(): Command {
     .command('import')
     .description("Copy another client's MCP servers into Switchboard (names already present are skipped).")
     .argument('[file]', "the file to read (default: the client's usual files)")
-    .requiredOption('--from <client>', 'claude-code | codex | gemini')
+    .requiredOption('--from <client>', 'claude-code | codex | gemini | meerkat')
     .option('--user', 'import into the user scope instead of the project')
     .option('--json', 'print JSON')
     .addHelpText(
       'after',
-      '\nReads: claude-code .mcp.json and ~/.claude.json; codex ~/.codex/config.toml; gemini .gemini/settings.json.',
+      '\nReads: claude-code .mcp.json and ~/.claude.json; codex .codex/config.toml and $CODEX_HOME/config.toml; gemini .gemini/settings.json and ~/.gemini/settings.json; meerkat .rkat/mcp.toml and ~/.rkat/mcp.toml.',
     )
     .action(async (file, o) => (await cmd.mcp()).mcpImport(file, { cwd: cwd(), ...o }));
   // Coding-agent hook events. One subcommand per kind of answer; each reads the event JSON on stdin.
@@ -194,7 +195,7 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx switchboard hook dispatch"}]}]}}',
+      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx -y switchboard-mcp hook dispatch"}]}]}}',
     )
     .action(async () => (await cmd.hook()).hookDispatch(hookOptions()));
   const vcr = program.command('vcr').description('Record and replay script runs (VCR cassettes).');
@@ -218,19 +219,38 @@ export function buildProgram(): Command {
   program
     .command('install')
     .description('Connect an agent to Switchboard.')
-    .argument('<agent>', 'claude-code')
+    .argument('<agent>', 'claude-code | codex | gemini')
     .addOption(
-      new Option('--scope <scope>', 'project (.mcp.json, .claude/) or user (~/.claude.json, ~/.claude/)')
+      new Option(
+        '--scope <scope>',
+        'project (.mcp.json + .claude/, .codex/config.toml, .gemini/settings.json) or user (~/.claude.json + ~/.claude/, $CODEX_HOME/config.toml, ~/.gemini/settings.json)',
+      )
         .choices(['project', 'user'])
         .default('project'),
     )
     .action(async (agent, o) => (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope }));
   program
     .command('uninstall')
-    .description('Remove what `switchboard install` added.')
-    .argument('<agent>', 'claude-code')
+    .description('Remove what `switchboard install` added (and the files it created, when nothing else is in them).')
+    .argument('<agent>', 'claude-code | codex | gemini')
     .addOption(new Option('--scope <scope>', 'project or user').choices(['project', 'user']).default('project'))
     .action(async (agent, o) => (await cmd.install()).uninstall(agent, { cwd: cwd(), scope: o.scope }));
+  program
+    .command('init')
+    .description(
+      'Set up this project: a commented .switchboard/config.toml, the MCP servers other clients have, and the agents to connect.',
+    )
+    .option('-y, --yes', 'no questions: import every server found and connect every agent found')
+    .option('--import <clients>', "import servers: 'all', 'none' or clients (claude-code,codex,gemini,meerkat)")
+    .option('--no-import', 'import no servers')
+    .option('--install <agents>', "connect agents: 'detected', 'none' or agents (claude-code,codex,gemini)")
+    .option('--no-install', 'connect no agent')
+    .option('--scope <scope>', 'where install writes the agents’ config: project (default) or user')
+    .addHelpText(
+      'after',
+      '\nOn a terminal, init asks what the flags leave open; without one it imports and installs nothing unless told.\nExamples:\n  switchboard init\n  switchboard init --yes\n  switchboard init --import claude-code,codex --install claude-code --scope user',
+    )
+    .action(async (o) => (await cmd.init()).init({ cwd: cwd(), ...o }));
   const agents = program.command('agents').description('Sub-agents: run a turn, list definitions.');
   agents
     .command('run')

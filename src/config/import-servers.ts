@@ -1,20 +1,27 @@
 // Read the MCP servers another client has configured — Claude Code (`.mcp.json`, `~/.claude.json`), Codex
-// (`~/.codex/config.toml`) and Gemini CLI (`.gemini/settings.json`) — as Switchboard `[[servers]]` entries.
+// (`.codex/config.toml`, `$CODEX_HOME/config.toml`), Gemini CLI (`.gemini/settings.json`, `~/.gemini/…`) and
+// Meerkat (`.rkat/mcp.toml`, `~/.rkat/mcp.toml`) — as Switchboard `[[servers]]` entries.
 import { existsSync, readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { SwitchboardError } from '../core/errors.ts';
+import { isSwitchboardItself } from './agent-launch.ts';
+import { codexConfigFile, geminiSettingsFile, meerkatMcpFile, userHome } from './client-paths.ts';
 import type { Raw } from './load.ts';
 import { SERVER_NAME } from './schema.ts';
 
-export type ImportSource = 'claude-code' | 'codex' | 'gemini';
-export const IMPORT_SOURCES: readonly ImportSource[] = ['claude-code', 'codex', 'gemini'];
+export type ImportSource = 'claude-code' | 'codex' | 'gemini' | 'meerkat';
+export const IMPORT_SOURCES: readonly ImportSource[] = ['claude-code', 'codex', 'gemini', 'meerkat'];
+
+/** The reason given for an entry that starts Switchboard itself: the client is connected to Switchboard. */
+export const SWITCHBOARD_ITSELF = 'it starts Switchboard itself (an install wrote it), not an upstream server';
 
 export interface ImportedServers {
   /** The files that were read. */
   files: string[];
   servers: Raw[];
+  /** The file each imported server was read from, by name. */
+  origins: Record<string, string>;
   /** Entries that could not be carried over, with why. */
   skipped: Array<{ name: string; reason: string }>;
 }
@@ -22,15 +29,15 @@ export interface ImportedServers {
 const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Where each client keeps its servers, most specific first; only existing files are read. */
-export function defaultFiles(from: ImportSource, cwd: string, home = homedir()): string[] {
-  switch (from) {
-    case 'claude-code':
-      return [join(cwd, '.mcp.json'), join(home, '.claude.json')];
-    case 'codex':
-      return [join(home, '.codex', 'config.toml')];
-    case 'gemini':
-      return [join(cwd, '.gemini', 'settings.json'), join(home, '.gemini', 'settings.json')];
-  }
+export function defaultFiles(from: ImportSource, cwd: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  const file = {
+    'claude-code': (scope: 'project' | 'user') =>
+      scope === 'project' ? join(cwd, '.mcp.json') : join(userHome(env), '.claude.json'),
+    codex: (scope: 'project' | 'user') => codexConfigFile(scope, cwd, env),
+    gemini: (scope: 'project' | 'user') => geminiSettingsFile(scope, cwd, env),
+    meerkat: (scope: 'project' | 'user') => meerkatMcpFile(scope, cwd, env),
+  }[from];
+  return [file('project'), file('user')];
 }
 
 /**
@@ -39,14 +46,20 @@ export function defaultFiles(from: ImportSource, cwd: string, home = homedir()):
  * @example
  * const { servers } = importServers('claude-code', process.cwd());
  */
-export function importServers(from: ImportSource, cwd: string, file?: string, home = homedir()): ImportedServers {
-  const files = file ? [file] : defaultFiles(from, cwd, home).filter((f) => existsSync(f));
+export function importServers(
+  from: ImportSource,
+  cwd: string,
+  file?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): ImportedServers {
+  const files = file ? [file] : defaultFiles(from, cwd, env).filter((f) => existsSync(f));
   if (file && !existsSync(file))
     throw new SwitchboardError('NOT_FOUND', `${file} does not exist (expected a ${from} configuration file).`);
-  const out: ImportedServers = { files, servers: [], skipped: [] };
+  const out: ImportedServers = { files, servers: [], origins: {}, skipped: [] };
   const seen = new Set<string>();
   for (const f of files) {
-    const entries = from === 'codex' ? codexEntries(f) : jsonEntries(f, from, cwd);
+    const entries =
+      from === 'codex' ? codexEntries(f) : from === 'meerkat' ? meerkatEntries(f) : jsonEntries(f, from, cwd);
     for (const [name, spec] of entries) {
       if (seen.has(name)) continue;
       seen.add(name);
@@ -54,9 +67,23 @@ export function importServers(from: ImportSource, cwd: string, file?: string, ho
         out.skipped.push({ name, reason: 'the name is not 1-64 of A-Z a-z 0-9 _ - (rename it and add it by hand)' });
         continue;
       }
-      const converted = from === 'codex' ? fromCodex(name, spec) : fromJson(name, spec, from);
-      if (converted.ok) out.servers.push(converted.entry);
-      else out.skipped.push({ name, reason: converted.reason });
+      if (isSwitchboardItself(spec)) {
+        out.skipped.push({
+          name,
+          reason: 'it starts Switchboard itself (an install wrote it), not an upstream server',
+        });
+        continue;
+      }
+      const converted =
+        from === 'codex'
+          ? fromCodex(name, spec)
+          : from === 'meerkat'
+            ? fromMeerkat(name, spec)
+            : fromJson(name, spec, from);
+      if (converted.ok) {
+        out.servers.push(converted.entry);
+        out.origins[name] = f;
+      } else out.skipped.push({ name, reason: converted.reason });
     }
   }
   return out;
@@ -82,15 +109,24 @@ function jsonEntries(file: string, from: ImportSource, cwd: string): Array<[stri
   return out;
 }
 
-function codexEntries(file: string): Array<[string, Raw]> {
-  let toml: Raw;
+function readToml(file: string): Raw {
   try {
-    toml = parse(readFileSync(file, 'utf8')) as Raw;
+    return parse(readFileSync(file, 'utf8')) as Raw;
   } catch (err) {
     throw new SwitchboardError('INVALID_INPUT', `${file}: not valid TOML (${(err as Error).message.split('\n')[0]}).`);
   }
-  const table = toml.mcp_servers;
+}
+
+function codexEntries(file: string): Array<[string, Raw]> {
+  const table = readToml(file).mcp_servers;
   return isPlain(table) ? Object.entries(table).filter((e): e is [string, Raw] => isPlain(e[1])) : [];
+}
+
+/** Meerkat writes `[[servers]]` tables with a `name`, like Switchboard. */
+function meerkatEntries(file: string): Array<[string, Raw]> {
+  const servers = readToml(file).servers;
+  if (!Array.isArray(servers)) return [];
+  return servers.filter((s): s is Raw => isPlain(s) && typeof s.name === 'string').map((s) => [String(s.name), s]);
 }
 
 const strings = (v: unknown): string[] | undefined =>
@@ -158,4 +194,22 @@ function fromCodex(name: string, spec: Raw): Converted {
     return compact({ name, url: spec.url, headers, timeout_ms: timeout, startup_timeout_ms: startup });
   }
   return skip('neither a command nor a url');
+}
+
+/** Meerkat: stdio `command`/`args`/`env`, or `url`/`headers` with `transport` `streamable-http` (default) or `sse`. */
+function fromMeerkat(name: string, spec: Raw): Converted {
+  const startup =
+    typeof spec.connect_timeout_secs === 'number' ? Math.round(spec.connect_timeout_secs * 1000) : undefined;
+  if (typeof spec.command === 'string') return stdioEntry(name, spec, { startup_timeout_ms: startup });
+  if (typeof spec.url !== 'string') return skip('neither a command nor a url');
+  if (typeof spec.oauth_account === 'string')
+    return skip("it signs in with Meerkat's OAuth account; add it with its headers: switchboard mcp add -u URL -H …");
+  const sse = spec.transport === 'sse';
+  return compact({
+    name,
+    url: spec.url,
+    headers: stringMap(spec.headers),
+    ...(sse ? { transport: 'sse' } : {}),
+    startup_timeout_ms: startup,
+  });
 }

@@ -1,9 +1,19 @@
 // Loads user modules (handler modules, compiled scripts) at run time: TypeScript through tsx, and
-// `import 'switchboard'` resolved to the running Switchboard wherever the module lives.
+// `import 'switchboard-mcp'` (or the older bare name `switchboard`) resolved to the running Switchboard wherever
+// the module lives.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+
+/** The package's name on the registry (package.json `name`). */
+export const PACKAGE_NAME = 'switchboard-mcp';
+
+/**
+ * The specifiers a user module may import Switchboard by: the package name, and `switchboard`, the name modules
+ * were written with before the package was published under its own (docs/decisions.md, "Adoptable (issue 17)").
+ */
+const SELF_SPECIFIERS = [PACKAGE_NAME, 'switchboard'];
 
 /** File endings a user module may have. */
 export const MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
@@ -34,7 +44,7 @@ export function packageRoot(): string | undefined {
     const pkg = join(dir, 'package.json');
     if (existsSync(pkg)) {
       try {
-        if (JSON.parse(readFileSync(pkg, 'utf8')).name === 'switchboard') {
+        if (JSON.parse(readFileSync(pkg, 'utf8')).name === PACKAGE_NAME) {
           rootCache = dir;
           break;
         }
@@ -50,7 +60,7 @@ export function packageRoot(): string | undefined {
 let hookInstalled = false;
 
 /**
- * Make `import ... from 'switchboard'` in handler modules resolve to the running Switchboard, wherever the
+ * Make `import ... from 'switchboard-mcp'` (or `'switchboard'`) in handler modules resolve to the running Switchboard, wherever the
  * module lives: a project needs no local install, and modules share the hub's Zod and error classes.
  * TypeScript files outside node_modules load as ES modules even in a project without `"type": "module"`
  * (tsx would otherwise compile them to CommonJS, whose `require` no ESM hook can redirect on Node 20).
@@ -61,7 +71,7 @@ function installSelfResolve(): void {
   const entry = ownEntry();
   if (!entry) return;
   const hook = `export async function resolve(specifier, context, next) {
-    if (specifier === 'switchboard') return { url: ${JSON.stringify(entry)}, shortCircuit: true };
+    if (${JSON.stringify(SELF_SPECIFIERS)}.includes(specifier)) return { url: ${JSON.stringify(entry)}, shortCircuit: true };
     const r = await next(specifier, context);
     if (/\\.m?ts(\\?|$)/.test(r.url) && r.url.startsWith('file:') && !r.url.includes('/node_modules/')) return { ...r, format: 'module' };
     return r;
@@ -70,19 +80,22 @@ function installSelfResolve(): void {
 }
 
 /**
- * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when
- * `switchboard` would not resolve to the running copy from where the file lives. Skipping it saves starting
- * the loader-hook thread, a noticeable share of a cold start.
+ * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when one of the
+ * names it may import Switchboard by would not resolve to the running copy from where the file lives. Skipping
+ * it saves starting the loader-hook thread, a noticeable share of a cold start.
  */
 function needsHook(file: string): boolean {
   if (file.endsWith('.ts') || file.endsWith('.mts')) return true;
   const entry = ownEntry();
   if (!entry) return false;
-  try {
-    return pathToFileURL(createRequire(file).resolve('switchboard')).href !== entry;
-  } catch {
-    return true;
-  }
+  const require = createRequire(file);
+  return SELF_SPECIFIERS.some((specifier) => {
+    try {
+      return pathToFileURL(require.resolve(specifier)).href !== entry;
+    } catch {
+      return true;
+    }
+  });
 }
 
 /** Import one module (`version`: a changed file's mtime, to load it afresh); TypeScript goes through tsx's loader (loaded only when a .ts file is present). */

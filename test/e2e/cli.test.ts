@@ -129,7 +129,7 @@ describe('switchboard CLI against a running server', () => {
   it('prints the connect lines for Claude Code, Codex and the Inspector', () => {
     const banner = server.stdout();
     expect(banner).toContain('claude mcp add --transport http switchboard');
-    expect(banner).toContain('claude mcp add switchboard -- npx switchboard serve');
+    expect(banner).toContain('claude mcp add switchboard -- npx -y switchboard-mcp serve');
     expect(banner).toMatch(/codex mcp add switchboard/);
     expect(banner).toMatch(/inspector/);
   });

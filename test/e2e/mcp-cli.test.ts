@@ -209,7 +209,7 @@ describe('switchboard mcp', () => {
     // The imported file is a valid configuration: the hub loads it (servers that cannot connect just fail).
     expect((await run(dir, ['mcp', 'list'])).code).toBe(0);
     const bad = await run(dir, ['mcp', 'import', '--from', 'vscode']);
-    expect(bad.stderr).toMatch(/--from: expected one of claude-code, codex, gemini, got 'vscode'/);
+    expect(bad.stderr).toMatch(/--from: expected one of claude-code, codex, gemini, meerkat, got 'vscode'/);
     const missing = await run(dir, ['mcp', 'import', '--from', 'codex', join(dir, 'nope.toml')]);
     expect(missing.stderr).toMatch(/nope\.toml does not exist/);
   });

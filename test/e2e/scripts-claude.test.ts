@@ -88,11 +88,11 @@ function installedProject(): string {
       "import { auto, llm } from 'switchboard';\nexport default function* (r) { yield auto('echo flow ' + r); yield llm('A question about ' + r, { expects: { answer: 'an answer' } }); }\n",
   });
   execFileSync(process.execPath, [BIN, '--cwd', project, 'install', 'claude-code'], { env: childEnv(project) });
-  // Only the launcher changes: the installed files say `npx switchboard`, which here is this build.
+  // Only the launcher changes: the installed files say `npx -y switchboard-mcp`, which here is this build.
   const launch = `${process.execPath} ${BIN}`;
   for (const file of ['.mcp.json', '.claude/settings.json']) {
     const path = join(project, file);
-    writeFileSync(path, readFileSync(path, 'utf8').replaceAll('npx switchboard', launch));
+    writeFileSync(path, readFileSync(path, 'utf8').replaceAll('npx -y switchboard-mcp', launch));
   }
   const mcp = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8'));
   mcp.mcpServers.switchboard = {

@@ -114,14 +114,14 @@ describe('switchboard install claude-code', () => {
     const r = await run(dir, ['install', 'claude-code']);
     expect(r.code).toBe(0);
     expect(json(join(dir, '.mcp.json'))).toEqual({
-      mcpServers: { switchboard: { type: 'stdio', command: 'npx', args: ['switchboard', 'serve'] } },
+      mcpServers: { switchboard: { type: 'stdio', command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] } },
     });
     const settings = json(join(dir, '.claude/settings.json'));
     expect(settings.hooks.UserPromptSubmit).toEqual([
-      { matcher: '', hooks: [{ type: 'command', command: 'npx switchboard hook user-prompt-submit' }] },
+      { matcher: '', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook user-prompt-submit' }] },
     ]);
     expect(settings.hooks.PreToolUse).toEqual([
-      { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx switchboard hook pre-tool-use' }] },
+      { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook pre-tool-use' }] },
     ]);
     expect(settings.permissions.allow).toEqual(permissions);
     expect(settings.enabledMcpjsonServers).toEqual(['switchboard']);
@@ -170,6 +170,35 @@ describe('switchboard install claude-code', () => {
     expect(existsSync(join(dir, '.claude/commands'))).toBe(false);
   });
 
+  it('replaces the hooks an install before the package name wrote (`npx switchboard …`), and uninstall removes them', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.claude'));
+    const old = {
+      hooks: {
+        UserPromptSubmit: [
+          { matcher: '', hooks: [{ type: 'command', command: 'npx switchboard hook user-prompt-submit' }] },
+        ],
+        PreToolUse: [
+          { matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] },
+          { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx switchboard hook pre-tool-use' }] },
+        ],
+      },
+    };
+    writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify(old));
+    expect((await run(dir, ['install', 'claude-code'])).code).toBe(0);
+    const hooks = json(join(dir, '.claude/settings.json')).hooks;
+    expect(hooks.UserPromptSubmit).toEqual([
+      { matcher: '', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook user-prompt-submit' }] },
+    ]);
+    expect(hooks.PreToolUse).toEqual([
+      old.hooks.PreToolUse[0],
+      { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook pre-tool-use' }] },
+    ]);
+    writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify(old));
+    expect((await run(dir, ['uninstall', 'claude-code'])).code).toBe(0);
+    expect(json(join(dir, '.claude/settings.json')).hooks).toEqual({ PreToolUse: [old.hooks.PreToolUse[0]] });
+  });
+
   it('installs for the user in ~/.claude.json and ~/.claude/, linking the user scripts', async () => {
     const dir = tempProject();
     const home = join(dir, 'home');
@@ -196,9 +225,9 @@ describe('switchboard install claude-code', () => {
     expect(r.stderr).toContain(join(dir, '.claude/settings.json'));
     expect(r.stderr).toContain('is not valid JSON');
     expect(existsSync(join(dir, '.mcp.json'))).toBe(false);
-    const agent = await run(dir, ['install', 'codex']);
+    const agent = await run(dir, ['install', 'cursor']);
     expect(agent.code).toBe(2);
-    expect(agent.stderr).toContain("Unknown agent 'codex'; supported: claude-code.");
+    expect(agent.stderr).toContain("Unknown agent 'cursor'; supported: claude-code, codex, gemini.");
   });
 });
 

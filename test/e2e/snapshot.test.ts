@@ -68,6 +68,8 @@ export const shout = defineCapability({
   return dir;
 }
 
+const PACKAGE_VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
+
 describe('the switchboard command', () => {
   it('starts serve from the startup snapshot, with TypeScript and ES module handlers sharing its Zod and errors', async () => {
     const dir = tempProject();
@@ -75,6 +77,8 @@ describe('the switchboard command', () => {
     try {
       expect(cmdline).toContain('--snapshot-blob');
       expect(cmdline).toContain(join(ROOT, 'dist/switchboard.blob'));
+      // The version is package.json's (the build writes it into the snapshot, which has no package.json to read).
+      expect(client.getServerVersion()?.version).toBe(PACKAGE_VERSION);
       const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'from tsx' } });
       expect(ts.structuredContent).toEqual({ text: 'from tsx' });
       const esm = await client.callTool({ name: 'esm__shout', arguments: { text: 'hi' } });

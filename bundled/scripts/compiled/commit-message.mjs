@@ -1,6 +1,6 @@
 // commit-message — the diff is gathered and the commit made by auto steps; only the message needs the model.
 // Every command is an argument array: the message and the working directory never pass through a shell.
-import { auto, llm } from 'switchboard';
+import { auto, llm } from 'switchboard-mcp';
 
 export default function* commitMessage(request) {
   const stat = yield auto(['git', 'diff', '--staged', '--stat'], { why: 'what is staged' });

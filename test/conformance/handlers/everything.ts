@@ -9,7 +9,7 @@ import {
   inputRequired,
   rawResult,
   z,
-} from 'switchboard';
+} from 'switchboard-mcp';
 
 /** 1×1 PNG and a minimal WAV, as the suite's reference fixture uses. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';

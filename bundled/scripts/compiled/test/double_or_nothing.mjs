@@ -1,5 +1,5 @@
 // test:double_or_nothing — the script branches on what the model answered.
-import { auto, llm } from 'switchboard';
+import { auto, llm } from 'switchboard-mcp';
 
 export default function* doubleOrNothing() {
   const drawn = yield auto(['shuf', '-i', '1-10', '-n', '1'], { why: 'draw points' });

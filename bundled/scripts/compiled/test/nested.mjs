@@ -1,5 +1,5 @@
 // test:nested — an auto step, a nested compiled script, an LLM step, and a last auto step.
-import { auto, callScript, llm } from 'switchboard';
+import { auto, callScript, llm } from 'switchboard-mcp';
 
 export default function* nested() {
   yield auto(['echo', 'nested:', 'start'], { why: 'mark the start' });

@@ -1,5 +1,5 @@
 // test:random — two auto steps and one LLM step: the smallest complete compiled script.
-import { auto, llm } from 'switchboard';
+import { auto, llm } from 'switchboard-mcp';
 
 export default function* random() {
   const picked = yield auto(['shuf', '-i', '1-100', '-n', '1'], { why: 'pick a random number' });

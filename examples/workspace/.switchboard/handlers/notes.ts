@@ -1,6 +1,6 @@
 // A demo handler module: a tiny notes domain and a text utility, written the way a user would.
 // Capabilities are plain exports; Switchboard loads every *.ts / *.js / *.mjs file in this folder.
-import { defineCapability, defineResource, z } from 'switchboard';
+import { defineCapability, defineResource, z } from 'switchboard-mcp';
 
 const notes: { id: number; text: string; tags: string[]; at: string }[] = [];
 

@@ -17,7 +17,8 @@ function packageBins(): string[] {
   }
 }
 
-function executable(path: string): boolean {
+/** Whether this process may execute `path`. */
+export function executable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
     return true;

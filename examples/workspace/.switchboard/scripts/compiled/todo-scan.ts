@@ -1,5 +1,5 @@
 // todo-scan: the search runs by itself; only the judgement goes to the agent.
-import { auto, llm, type ShellResult } from 'switchboard';
+import { auto, llm, type ShellResult } from 'switchboard-mcp';
 
 export default function* todoScan(request: string): Generator<unknown, void, ShellResult> {
   const found = yield auto('grep -rnE "TODO|FIXME" --include=*.ts --include=*.md . || true', {
