@@ -8,6 +8,7 @@ import { openProjectStore } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { discoverPlugins } from '../sources/plugins/discover.ts';
 import { dispatchEvent, type HookEvent, HookEventSchema } from '../sources/plugins/dispatch.ts';
+import { HanSettings, logFileIssues } from '../sources/plugins/han-settings.ts';
 import { findHook } from '../sources/plugins/index.ts';
 import { preToolUse as preToolUseOutput, userPromptSubmit as userPromptOutput } from '../sources/scripts/hooks.ts';
 
@@ -84,7 +85,8 @@ export function projectDirFor(event: HookEvent, opts: HookCommandOptions): strin
 
 /**
  * `switchboard hook dispatch`: run the plugin hooks the event matches. Prints `{"decision":"block","reason"}` when
- * a Stop / SubagentStop / PostToolUse check fails, nothing when all pass; always exits 0.
+ * a Stop / SubagentStop / PostToolUse check fails, a `permissionDecision: "deny"` when a PreToolUse hook exits 2,
+ * nothing when all pass; always exits 0.
  */
 export async function hookDispatch(opts: HookCommandOptions): Promise<void> {
   const env = opts.env ?? process.env;
@@ -105,11 +107,15 @@ export async function hookDispatch(opts: HookCommandOptions): Promise<void> {
       paths: config.plugins.paths,
       enabled: config.plugins.enabled,
       disabled: config.plugins.disabled,
+      claudeCode: config.plugins.claude_code,
     });
     for (const p of discovery.problems) logger.warn({ issues: p.issues }, `plugin manifest ${p.file} is invalid`);
+    const han = new HanSettings(projectDir, env);
+    han.switches();
+    logFileIssues(logger, [...discovery.notices, ...han.takeIssues()]);
     store = await openProjectStore(projectDir, env);
     const result = await dispatchEvent(
-      { projectDir, store, env, logger, find: (plugin, hook) => findHook(discovery, plugin, hook) },
+      { projectDir, store, env, logger, han, find: (plugin, hook) => findHook(discovery, plugin, hook) },
       discovery,
       event,
       controller.signal,

@@ -316,11 +316,16 @@ export const ConfigSchema = z
         disabled: z.array(z.string().min(1)).default([]),
         /** Re-read manifests when one changes, and update the catalog. */
         watch: z.boolean().default(true),
+        /**
+         * Also load the plugins Claude Code has enabled (`enabledPlugins` in its settings files), from its plugin
+         * cache or marketplace folders, so Han users need not list each folder in `paths`.
+         */
+        claude_code: z.boolean().default(true),
         /** Hook run records older than this many days are pruned (task.metrics looks back 30 days at most). 0 keeps all. */
         retention_days: z.number().min(0).default(90),
       })
       .strict()
-      .default({ paths: [], enabled: [], disabled: [], watch: true, retention_days: 90 }),
+      .default({ paths: [], enabled: [], disabled: [], watch: true, claude_code: true, retention_days: 90 }),
     policy: PolicySchema.default(POLICY_DEFAULTS),
     audit: z
       .object({

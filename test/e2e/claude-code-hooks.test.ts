@@ -1,8 +1,8 @@
 // The real `claude` binary (Claude Code) with `switchboard hook dispatch` as its Stop hook, against a fake model API
 // on 127.0.0.1: a failing plugin check sends the agent back with the output as feedback; a passing one lets it stop.
-import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, ROOT } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
@@ -19,7 +19,7 @@ function promptText(body: any): string {
   return parts.join('\n');
 }
 
-import { pluginProject, writePlugin } from '../helpers/plugins.ts';
+import { pluginProject, writeFiles, writePlugin } from '../helpers/plugins.ts';
 
 const CLAUDE = join(ROOT, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 
@@ -49,8 +49,9 @@ function claude(
   root: string,
   home: string,
   url: string,
+  extraArgs: string[] = [],
 ): Promise<{ code: number | null; result: any; stderr: string }> {
-  const child = spawn(CLAUDE, ['-p', 'finish the work', '--output-format', 'json'], {
+  const child = spawn(CLAUDE, ['-p', 'finish the work', '--output-format', 'json', ...extraArgs], {
     cwd: root,
     env: {
       PATH: process.env.PATH ?? '',
@@ -115,5 +116,104 @@ describe('Claude Code with switchboard hook dispatch as its Stop hook', () => {
     expect(run.code).toBe(0);
     expect(run.result).toMatchObject({ is_error: false, result: 'Done.' });
     expect(api.messages()).toHaveLength(1);
+  });
+});
+
+/** Claude Code settings whose `event` hooks run `switchboard hook dispatch` (with a tool matcher for tool events). */
+function dispatchOn(root: string, event: string, matcher?: string): void {
+  const dispatch = `"${process.execPath}" "${BIN}" hook dispatch`;
+  writeFiles(root, {
+    '.claude/settings.json': JSON.stringify({
+      hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: dispatch }] }] },
+    }),
+  });
+}
+
+const HAN = resolve(import.meta.dirname, '../fixtures/han/marketplace/plugins');
+
+describe("Han's plugins under Claude Code, through switchboard hook dispatch", () => {
+  it("gives Han's git-storytelling check only the files the session edited as ${HAN_FILES}", async () => {
+    const root = pluginProject();
+    const home = join(root, '.home');
+    mkdirSync(home, { recursive: true });
+    writeFiles(root, {
+      'story.txt': 'once upon a time\n',
+      'other.txt': 'left alone\n',
+      '.gitignore': '.home/\n.switchboard/\n.claude/\n',
+      '.switchboard/config.toml': `[plugins]\npaths = ["${join(HAN, 'patterns/git-storytelling')}"]\n`,
+    });
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
+    git('init', '-q');
+    git('add', '.');
+    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
+    // Uncommitted before the session began: not the session's business, and Han would not name it.
+    writeFileSync(join(root, 'other.txt'), 'changed by someone else\n');
+    dispatchOn(root, 'Stop');
+    api = await startFakeAnthropic({
+      replies: [
+        { content: [{ type: 'tool_use', name: 'Read', input: { file_path: join(root, 'story.txt') } }] },
+        {
+          content: [
+            {
+              type: 'tool_use',
+              name: 'Edit',
+              input: { file_path: join(root, 'story.txt'), old_string: 'once', new_string: 'twice' },
+            },
+          ],
+        },
+        'Done.',
+      ],
+      fallback: 'Done.',
+    });
+    const run = await claude(root, home, api.url, ['--permission-mode', 'acceptEdits']);
+    expect(run.code).toBe(0);
+    expect(readFileSync(join(root, 'story.txt'), 'utf8')).toBe('twice upon a time\n');
+    const feedback = api
+      .messages()
+      .map((m) => promptText(m.body))
+      .find((t) => t.includes('Stop hook feedback'));
+    expect(feedback).toContain('Uncommitted changes in session-modified files:');
+    expect(feedback).toContain('  - story.txt');
+    expect(feedback).not.toContain('other.txt');
+  });
+
+  it('denies a tool when a PreToolUse hook exits 2, with its stderr as the reason; exit 1 does not', async () => {
+    const guarded = async (exitCode: number) => {
+      const root = pluginProject();
+      const home = join(root, '.home');
+      mkdirSync(home, { recursive: true });
+      // Han's manifest shape for a PreToolUse guard (core's safe-operations hook): event, tool_filter, a command.
+      writePlugin(
+        root,
+        'guard',
+        `hooks:\n  no-shell-writes:\n    event: PreToolUse\n    tool_filter: [Bash]\n    command: 'cat > "$CLAUDE_PROJECT_DIR/event.json"; echo "shell writes are not allowed here" >&2; exit ${exitCode}'\n`,
+        { file: 'han-plugin.yml' },
+      );
+      dispatchOn(root, 'PreToolUse', 'Bash');
+      api = await startFakeAnthropic({
+        replies: [
+          { content: [{ type: 'tool_use', name: 'Bash', input: { command: 'echo hi > proof.txt' } }] },
+          'Done.',
+        ],
+      });
+      const run = await claude(root, home, api.url, ['--allowedTools', 'Bash']);
+      const turns = api.messages();
+      await api.close();
+      api = undefined;
+      expect(run.code).toBe(0);
+      // The hook read the event on stdin, as Claude Code's own hooks do.
+      expect(JSON.parse(readFileSync(join(root, 'event.json'), 'utf8'))).toMatchObject({
+        hook_event_name: 'PreToolUse',
+        tool_name: 'Bash',
+        tool_input: { command: 'echo hi > proof.txt' },
+      });
+      return { root, afterTool: promptText(turns[1]?.body) };
+    };
+    const denied = await guarded(2);
+    expect(existsSync(join(denied.root, 'proof.txt'))).toBe(false);
+    expect(denied.afterTool).toContain('Bash was denied by guard/no-shell-writes (exit code 2)');
+    expect(denied.afterTool).toContain('shell writes are not allowed here');
+    const allowed = await guarded(1);
+    expect(existsSync(join(allowed.root, 'proof.txt'))).toBe(true);
   });
 });

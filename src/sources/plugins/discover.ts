@@ -1,8 +1,10 @@
-// Plugin discovery: project `.switchboard/plugins/*/`, the folders in `[plugins] paths`, then the user scope
-// `~/.switchboard/plugins/*/`; `enabled` / `disabled` filter; names that collide are renamed and reported.
+// Plugin discovery: project `.switchboard/plugins/*/`, the folders in `[plugins] paths`, the plugins Claude Code
+// enables (`[plugins] claude_code`), then the user scope `~/.switchboard/plugins/*/`; `enabled` / `disabled` filter;
+// names that collide are renamed and reported.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
-import { basename, isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { toSegment } from '../../core/names.ts';
+import { claudeCodePlugins, type FileIssues } from './claude-code.ts';
 import {
   formatOf,
   type HookSpec,
@@ -12,9 +14,16 @@ import {
   manifestFileIn,
   readManifest,
 } from './manifest.ts';
-import { BUILTIN_DOMAINS, hookCapabilityName, hookToolName } from './naming.ts';
+import {
+  BUILTIN_DOMAINS,
+  hanPluginAliases,
+  hanToolName,
+  hookCapabilityName,
+  hookToolName,
+  rewriteHanToolNames,
+} from './naming.ts';
 
-export type PluginScope = 'project' | 'config' | 'user';
+export type PluginScope = 'project' | 'config' | 'claude-code' | 'user';
 
 export interface PluginHook {
   /** The hook's name in its manifest (`lint`). */
@@ -68,6 +77,8 @@ export interface Discovery {
   renames: Rename[];
   /** Plugins found but not loaded (disabled, not enabled, shadowed duplicates of one folder). */
   skipped: { plugin: string; dir: string; reason: string }[];
+  /** Files read beside the manifests (Claude Code settings) with keys that could not be used, and why. */
+  notices: FileIssues[];
 }
 
 export interface DiscoverOptions {
@@ -80,6 +91,15 @@ export interface DiscoverOptions {
   disabled: string[];
   /** Domains already taken by other sources (handler modules, upstream servers), besides the built-in ones. */
   taken?: Iterable<string>;
+  /** `[plugins] claude_code`: also load the plugins Claude Code enables (default false here, true in config). */
+  claudeCode?: boolean;
+}
+
+/** A folder discovery reads: a folder of plugins, or (`single`) one plugin folder with the name it goes by. */
+export interface PluginRoot {
+  dir: string;
+  scope: PluginScope;
+  single?: { name: string; aliases: string[] };
 }
 
 /** The user-scope plugin folder for an environment. */
@@ -88,15 +108,33 @@ export function userPluginDir(env: NodeJS.ProcessEnv): string | undefined {
   return env.HOME ? join(env.HOME, '.switchboard', 'plugins') : undefined;
 }
 
-/** The folders discovery reads, in precedence order (also what the watcher watches). */
-export function pluginRoots(opts: DiscoverOptions): { dir: string; scope: PluginScope }[] {
-  const roots: { dir: string; scope: PluginScope }[] = [
-    { dir: join(opts.projectDir, '.switchboard', 'plugins'), scope: 'project' },
-  ];
+/**
+ * A Han plugin's name from its folder, as Han derives it (`getPluginNameFromRoot`): the folder's name, or its
+ * parent's when the folder is a version (`~/.claude/plugins/cache/han/jutsu-relay/1.3.0` → `jutsu-relay`).
+ */
+export function pluginNameFromDir(dir: string): string {
+  const last = basename(dir);
+  return /^\d+\.\d+\.\d+/.test(last) && basename(dirname(dir)) ? basename(dirname(dir)) : last;
+}
+
+/** The folders discovery reads, in precedence order (also what the watcher watches), and what reading them said. */
+export function pluginRoots(opts: DiscoverOptions): PluginRoot[] {
+  return rootsAndNotices(opts).roots;
+}
+
+function rootsAndNotices(opts: DiscoverOptions): { roots: PluginRoot[]; notices: FileIssues[] } {
+  const roots: PluginRoot[] = [{ dir: join(opts.projectDir, '.switchboard', 'plugins'), scope: 'project' }];
   for (const p of opts.paths) roots.push({ dir: isAbsolute(p) ? p : resolve(opts.projectDir, p), scope: 'config' });
+  const notices: FileIssues[] = [];
+  if (opts.claudeCode) {
+    const cc = claudeCodePlugins(opts.projectDir, opts.env);
+    notices.push(...cc.issues);
+    for (const p of cc.plugins)
+      roots.push({ dir: p.dir, scope: 'claude-code', single: { name: p.name, aliases: [p.name, p.id] } });
+  }
   const user = userPluginDir(opts.env);
   if (user) roots.push({ dir: user, scope: 'user' });
-  return roots;
+  return { roots, notices };
 }
 
 const isDir = (p: string) => {
@@ -158,16 +196,28 @@ function freeName(base: string, taken: Set<string>): string {
  * d.plugins[0].hooks[0].tool // 'jutsu_typescript__lint'
  */
 export function discoverPlugins(opts: DiscoverOptions): Discovery {
-  const out: Discovery = { plugins: [], problems: [], renames: [], skipped: [] };
+  const { roots, notices } = rootsAndNotices(opts);
+  const out: Discovery = { plugins: [], problems: [], renames: [], skipped: [], notices };
+  /** Han tool names (`jutsu_relay_compile`) → Switchboard's, for the tips. */
+  const hanNames = new Map<string, string>();
   const seen = new Set<string>();
   const reserved = new Set<string>([...BUILTIN_DOMAINS, ...(opts.taken ?? [])]);
   const domains = new Set<string>();
   const enabled = new Set(opts.enabled);
   const disabled = new Set(opts.disabled);
-  for (const root of pluginRoots(opts)) {
-    for (const dir of pluginDirsOf(root.dir)) {
+  for (const root of roots) {
+    for (const dir of root.single ? [root.dir] : pluginDirsOf(root.dir)) {
       const file = manifestFileIn(dir, existsSync);
-      if (!file) continue;
+      if (!file) {
+        // A Claude Code plugin of skills or agents only: nothing for Switchboard, and said so.
+        if (root.single)
+          out.skipped.push({
+            plugin: root.single.name,
+            dir,
+            reason: 'enabled in Claude Code, but it has no han-plugin.yml: no hooks to serve',
+          });
+        continue;
+      }
       let real: string;
       try {
         real = realpathSync(dir);
@@ -177,7 +227,7 @@ export function discoverPlugins(opts: DiscoverOptions): Discovery {
         continue;
       }
       const result = readManifest(file);
-      const name = result.ok && result.manifest.name ? result.manifest.name : basename(dir);
+      const name = result.ok && result.manifest.name ? result.manifest.name : pluginNameFromDir(dir);
       if (seen.has(real)) {
         out.skipped.push({ plugin: name, dir, reason: 'the same folder was already loaded from an earlier root' });
         continue;
@@ -230,11 +280,14 @@ export function discoverPlugins(opts: DiscoverOptions): Discovery {
           segmentOfHook = to;
         }
         hookSegments.add(segmentOfHook);
+        const tool = hookToolName(domain, segmentOfHook);
+        for (const alias of hanPluginAliases([name, ...(root.single?.aliases.map((a) => a.split('@')[0]) ?? [])]))
+          hanNames.set(hanToolName(alias, hookName), tool);
         hooks.push({
           name: hookName,
           spec: result.manifest.hooks[hookName],
           capability: hookCapabilityName(domain, segmentOfHook),
-          tool: hookToolName(domain, segmentOfHook),
+          tool,
         });
       }
       out.plugins.push({
@@ -258,5 +311,9 @@ export function discoverPlugins(opts: DiscoverOptions): Discovery {
       });
     }
   }
+  // Han's tips name Han's tools; shown as they are, they would send a model to tools that do not exist here.
+  for (const plugin of out.plugins)
+    for (const hook of plugin.hooks)
+      if (hook.spec.tip) hook.spec = { ...hook.spec, tip: rewriteHanToolNames(hook.spec.tip, hanNames) };
   return out;
 }

@@ -1,5 +1,6 @@
 // Coding-agent hook events (Claude Code's hook JSON on stdin): which plugin hooks an event runs, and the answer —
-// for Stop, SubagentStop and PostToolUse a failure blocks with the reason so the agent fixes it first.
+// for Stop, SubagentStop and PostToolUse a failure blocks with the reason so the agent fixes it first; on PreToolUse
+// a hook that exits 2 denies the tool, as Claude Code's own hooks do.
 import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
@@ -8,6 +9,7 @@ import { DEFAULT_EVENTS, type EventSpec } from './manifest.ts';
 import { OUTPUT_CAP } from './output.ts';
 import { renderReport } from './report.ts';
 import { type HookHost, type HookReport, runHook } from './run.ts';
+import { sessionEditedFiles } from './session-files.ts';
 
 /** The fields of a Claude Code hook event Switchboard reads; the rest is kept but not used. */
 export const HookEventSchema = z.looseObject({
@@ -77,9 +79,17 @@ function editedFile(event: HookEvent, projectDir: string): string | undefined {
   return relative(projectDir, resolve(projectDir, path)).split(sep).join('/');
 }
 
+/** Claude Code's answer that denies a tool call, with the reason shown to the model. */
+export interface DenyOutput {
+  hookSpecificOutput: { hookEventName: 'PreToolUse'; permissionDecision: 'deny'; permissionDecisionReason: string };
+}
+
+/** The exit code by which a Claude Code hook command blocks (on PreToolUse: denies the tool). */
+export const BLOCKING_EXIT_CODE = 2;
+
 export interface DispatchResult {
   /** The JSON to print on stdout, when the agent must be told something; nothing is printed otherwise. */
-  output?: { decision: 'block'; reason: string };
+  output?: { decision: 'block'; reason: string } | DenyOutput;
   /** A failure on an event that cannot block: the reason goes to stderr. */
   message?: string;
   reports: HookReport[];
@@ -100,10 +110,43 @@ export async function dispatchEvent(
   signal: AbortSignal,
 ): Promise<DispatchResult> {
   const reports: HookReport[] = [];
+  // Han's master switches in han.yml: `hooks.enabled: false` runs nothing, `cache: false` always runs,
+  // `checkpoints: false` keeps ${HAN_FILES} from narrowing to the session's edits.
+  const switches = host.han?.switches() ?? {};
+  if (switches.enabled === false) return { reports };
+  let edited: Promise<string[] | undefined> | undefined;
+  const agent = {
+    eventJson: JSON.stringify(event),
+    sessionFiles: () => {
+      if (switches.checkpoints === false) return Promise.resolve(undefined);
+      edited ??= sessionEditedFiles(event, host.projectDir);
+      return edited;
+    },
+  };
   for (const { plugin, hook } of matchingHooks(discovery, event, host.projectDir)) {
-    reports.push(await runHook(host, plugin, hook, { cache: true, signal }));
+    reports.push(await runHook(host, plugin, hook, { cache: switches.cache !== false, signal, agent }));
   }
   const failed = reports.filter((r) => !r.ok && !r.nothingRan);
+  if (event.hook_event_name === 'PreToolUse') {
+    const denying = failed.filter((r) => r.directories.some((d) => d.exitCode === BLOCKING_EXIT_CODE));
+    if (denying.length) {
+      const share = Math.floor(OUTPUT_CAP / denying.length);
+      const reason = [
+        `${event.tool_name ?? 'The tool'} was denied by ${denying.map((r) => `${r.plugin}/${r.hook}`).join(', ')} (exit code 2):`,
+        ...denying.map((r) => renderReport(r, share)),
+      ].join('\n\n');
+      return {
+        reports,
+        output: {
+          hookSpecificOutput: {
+            hookEventName: 'PreToolUse',
+            permissionDecision: 'deny',
+            permissionDecisionReason: reason,
+          },
+        },
+      };
+    }
+  }
   const isStop = event.hook_event_name === 'Stop' || event.hook_event_name === 'SubagentStop';
   const counterKey = event.session_id ? `stop-blocks\u0000${event.session_id}` : undefined;
   if (failed.length === 0) {

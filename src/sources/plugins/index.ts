@@ -4,6 +4,7 @@ import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
 import { hookCapability } from './capability.ts';
 import { type Discovery, discoverPlugins, type Plugin, type PluginHook, pluginRoots } from './discover.ts';
+import { HanSettings, logFileIssues } from './han-settings.ts';
 import type { HookHost } from './run.ts';
 
 /** The running plugin source, as `hub.sources.get('plugins')` returns it. */
@@ -45,6 +46,7 @@ export function discoverFor(services: Services, env: NodeJS.ProcessEnv, taken: I
     enabled: cfg.enabled,
     disabled: cfg.disabled,
     taken,
+    claudeCode: cfg.claude_code,
   });
 }
 
@@ -60,14 +62,16 @@ function takenDomains(services: Services): Set<string> {
 function start(ctx: SourceContext): PluginsSource {
   const { services, env } = ctx;
   const { registry, logger, bus, health, features } = services;
-  let current: Discovery = { plugins: [], problems: [], renames: [], skipped: [] };
+  let current: Discovery = { plugins: [], problems: [], renames: [], skipped: [], notices: [] };
   let registered: string[] = [];
+  const han = new HanSettings(services.projectDir, env);
   const host: HookHost = {
     projectDir: services.projectDir,
     store: services.store,
     env,
     logger,
     find: (plugin, hook) => findHook(current, plugin, hook),
+    han,
   };
 
   const apply = (next: Discovery) => {
@@ -91,6 +95,9 @@ function start(ctx: SourceContext): PluginsSource {
         `plugin manifest ${p.file} is invalid; that plugin is not loaded`,
       );
     for (const r of next.renames) logger.warn(r, `plugin ${r.plugin}: ${r.from} renamed to ${r.to} (${r.reason})`);
+    // Claude Code settings and the project-wide han.yml files are read now, so their problems show at start.
+    han.switches();
+    logFileIssues(logger, [...next.notices, ...han.takeIssues()]);
     for (const f of failed) logger.warn(f);
     features.set({
       name: 'plugins',
@@ -109,6 +116,7 @@ function start(ctx: SourceContext): PluginsSource {
       plugins: next.plugins.map((p) => ({ name: p.name, domain: p.domain, hooks: p.hooks.map((h) => h.tool) })),
       renames: next.renames,
       problems: next.problems,
+      notices: next.notices,
       at: new Date().toISOString(),
     });
   };
@@ -163,6 +171,7 @@ function start(ctx: SourceContext): PluginsSource {
       paths: cfg.paths,
       enabled: [],
       disabled: [],
+      claudeCode: cfg.claude_code,
     }).map((r) => r.dir);
     if (roots.length === 0 || stopped) return;
     // Roots that do not exist yet are watched too (a first `.switchboard/plugins/`); a change anywhere down to a

@@ -152,3 +152,44 @@ export function hookDescription(plugin: string, hook: string, spec: HookSpec, ma
   parts.push(where, `Command: ${spec.command}`);
   return parts.join(' ');
 }
+
+/**
+ * Han's MCP name of a hook: `{plugin}_{hook}` with `-` → `_` (`jutsu-relay` + `compile` → `jutsu_relay_compile`).
+ * Han's tips name its tools so; they are rewritten to Switchboard's names when shown.
+ */
+export function hanToolName(plugin: string, hook: string): string {
+  return `${plugin}_${hook}`.replace(/-/g, '_');
+}
+
+/**
+ * The names a plugin went by in Han: the given ones, and each with and without a family prefix (Han renamed
+ * `jutsu-relay` to `relay` and kept the old name as an alias, and its tips still say `jutsu_relay_compile`).
+ */
+export function hanPluginAliases(names: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const name of names) {
+    const bare = FAMILY_PREFIXES.reduce(
+      (n, p) => (n.startsWith(p) && n.length > p.length ? n.slice(p.length) : n),
+      name,
+    );
+    out.add(name);
+    out.add(bare);
+    for (const p of FAMILY_PREFIXES) out.add(p + bare);
+  }
+  return [...out];
+}
+
+/**
+ * Replace Han tool names in a text (bare, or with an MCP prefix such as `mcp__plugin_hashi-han_han__`) by the
+ * Switchboard tool names `names` maps them to; other words are left alone.
+ *
+ * @example
+ * rewriteHanToolNames('Use the `jutsu_relay_compile` MCP tool', new Map([['jutsu_relay_compile', 'relay__compile']]))
+ * // 'Use the `relay__compile` MCP tool'
+ */
+export function rewriteHanToolNames(text: string, names: ReadonlyMap<string, string>): string {
+  return text.replace(/(?:mcp__[\w-]+__)?[A-Za-z0-9_]+/g, (word) => {
+    const cut = word.startsWith('mcp__') ? word.lastIndexOf('__') + 2 : 0;
+    return names.get(word.slice(cut)) ?? word;
+  });
+}

@@ -9,6 +9,7 @@ export const CACHED_NOTE = 'No changes since the last successful run. To force a
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 function dirLine(d: DirectoryResult): string {
+  if (d.skipped) return `⏭️ ${d.directory}: not run, ${d.skipped}`;
   if (d.cached) return `✅ ${d.directory}: ${CACHED_NOTE}`;
   if (d.ok) return `✅ ${d.directory}: passed (${secs(d.durationMs)})`;
   const why = d.timedOut ? 'timed out' : d.idleTimedOut ? 'stopped for lack of output' : `exit code ${d.exitCode}`;
@@ -21,7 +22,9 @@ function verdict(r: HookReport): string {
   const total = r.directories.length;
   if (failed) return `❌ ${r.tool} failed in ${failed} of ${total} ${total === 1 ? 'directory' : 'directories'}.`;
   if (r.directories.every((d) => d.cached)) return `✅ ${r.tool}: ${CACHED_NOTE}`;
-  return `✅ ${r.tool} passed in ${total} ${total === 1 ? 'directory' : 'directories'}.`;
+  const ran = r.directories.filter((d) => !d.skipped).length;
+  if (ran === 0) return `⏭️ ${r.tool}: not run in any directory (see below).`;
+  return `✅ ${r.tool} passed in ${ran} ${ran === 1 ? 'directory' : 'directories'}.`;
 }
 
 /**
@@ -33,11 +36,13 @@ function verdict(r: HookReport): string {
  */
 export function renderReport(r: HookReport, cap = OUTPUT_CAP): string {
   const parts = [verdict(r), `Command: ${r.command}`];
+  if (!r.ok && r.tip) parts.push(`Tip: ${r.tip}`);
   const failing = r.directories.filter((d) => !d.ok);
   const share = Math.max(2_000, Math.floor(cap / Math.max(1, failing.length)));
   for (const d of r.directories) {
     parts.push(d.ok ? dirLine(d) : `${dirLine(d)}\n${capHeadTail(d.output.trimEnd(), share)}`);
   }
+  for (const n of r.notices ?? []) parts.push(`⚠️ ${n}`);
   // A dependency that passed is one line; one that failed is why this hook did not run, so it is shown in full.
   for (const dep of r.dependencies) {
     parts.push(

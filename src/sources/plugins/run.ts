@@ -1,5 +1,6 @@
 // Running one hook: its dependencies first, then its command in every target directory (a few at a time), each
 // with its timeout, idle timeout and cache; every directory's outcome is recorded in the Store.
+import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
@@ -7,7 +8,9 @@ import { minimalEnv, runCommand } from '../../core/process.ts';
 import type { Store } from '../../store/contract.ts';
 import type { Plugin, PluginHook } from './discover.ts';
 import { fingerprint, matchedFiles } from './fingerprint.ts';
+import { fileIssueText, type HanSettings, logFileIssues } from './han-settings.ts';
 import { HeadTail, LineSplitter } from './output.ts';
+import { sessionFilesIn, usesFileList } from './session-files.ts';
 import { filterByDirTest, findMarkedDirs, mapLimit, resolveInside } from './targets.ts';
 
 /** What running hooks needs from the hub (or from the `hook dispatch` command, which has no hub). */
@@ -19,6 +22,19 @@ export interface HookHost {
   logger: Logger;
   /** Find a hook by plugin name (as declared, or its domain) and hook name, for `depends_on`. */
   find(plugin: string, hook: string): { plugin: Plugin; hook: PluginHook } | undefined;
+  /** Han's per-directory override files (han.yml, han-config.yml); without it no override applies. */
+  han?: HanSettings;
+}
+
+/** What an agent hook event adds to a run: the event itself, and the files the session edited. */
+export interface AgentContext {
+  /** The event as Claude Code sent it; the hook command reads it on stdin, as Claude Code's own hooks do. */
+  eventJson: string;
+  /**
+   * Absolute paths the session edited (`${HAN_FILES}` narrows to them); undefined when unknown. Asked only by hooks
+   * that use the file list, so a transcript is read only when one needs it.
+   */
+  sessionFiles(): Promise<string[] | undefined>;
 }
 
 export interface RunHookOptions {
@@ -31,6 +47,8 @@ export interface RunHookOptions {
   onLine?: (directory: string, line: string) => void;
   /** A directory started or finished (also keeps an inactivity timeout alive). */
   onProgress?: (done: number, total: number, message: string) => void;
+  /** Set when a coding agent's hook event runs the hook (`hook dispatch`), not a tool call. */
+  agent?: AgentContext;
 }
 
 export interface DirectoryResult {
@@ -39,6 +57,8 @@ export interface DirectoryResult {
   ok: boolean;
   /** Skipped: nothing changed since the last success. */
   cached: boolean;
+  /** Did not run, and why: disabled by a han.yml, or the session edited no file here the hook checks. */
+  skipped?: string;
   exitCode: number | null;
   timedOut: boolean;
   idleTimedOut: boolean;
@@ -52,6 +72,8 @@ export interface HookReport {
   tool: string;
   command: string;
   ok: boolean;
+  /** The manifest's tip (Han tool names already rewritten to Switchboard's), shown when the hook fails. */
+  tip?: string;
   /** Failing directories first, then passing ones, each group in path order. */
   directories: DirectoryResult[];
   dependencies: HookReport[];
@@ -59,6 +81,8 @@ export interface HookReport {
   note?: string;
   /** True when no directory matched: the check did not happen. */
   nothingRan?: boolean;
+  /** Override files (han.yml, han-config.yml) read for this run with keys that could not be used. */
+  notices?: string[];
 }
 
 /** Process output kept per directory before the report is cut to size. */
@@ -92,6 +116,7 @@ export async function runHook(
     tool: hook.tool,
     command: hook.spec.command,
     ok: true,
+    ...(hook.spec.tip ? { tip: hook.spec.tip } : {}),
     directories: [],
     dependencies: [],
   };
@@ -144,7 +169,7 @@ export async function runHook(
         hook: hook.name,
         directory,
         ok: result.ok,
-        cached: result.cached,
+        cached: result.cached || result.skipped !== undefined,
         exitCode: result.exitCode,
         durationMs: result.durationMs,
         at: new Date().toISOString(),
@@ -157,6 +182,11 @@ export async function runHook(
   });
   report.directories = [...results.filter((r) => !r.ok), ...results.filter((r) => r.ok)];
   report.ok = results.every((r) => r.ok);
+  const issues = host.han?.takeIssues() ?? [];
+  if (issues.length) {
+    logFileIssues(host.logger, issues);
+    report.notices = issues.map(fileIssueText);
+  }
   return report;
 }
 
@@ -176,24 +206,48 @@ async function runIn(
   baseEnv: Record<string, string>,
 ): Promise<DirectoryResult> {
   const started = performance.now();
-  const patterns = hook.spec.if_changed;
+  const notRun = (extra: Partial<DirectoryResult>): DirectoryResult => ({
+    directory,
+    ok: true,
+    cached: false,
+    exitCode: null,
+    timedOut: false,
+    idleTimedOut: false,
+    durationMs: Math.round(performance.now() - started),
+    output: '',
+    ...extra,
+  });
+  const { override, from } = host.han?.resolve(plugin.name, hook.name, dir) ?? { override: {}, from: {} };
+  if (override.enabled === false)
+    return notRun({
+      skipped: `disabled by ${rel(host.projectDir, from.enabled ?? '')} (plugins.${plugin.name}.hooks.${hook.name}.enabled: false)`,
+    });
+  const command = override.command ?? hook.spec.command;
+  // A user's if_changed adds to the plugin's patterns, as in Han.
+  const patterns = [...new Set([...hook.spec.if_changed, ...(override.if_changed ?? [])])];
   const files = await matchedFiles(dir, patterns);
   const key = cacheKey(plugin.name, hook.name, directory);
   if (opts.cache && patterns.length) {
     const stored = await host.store.hooks.fingerprint(key);
-    if (stored !== undefined && stored === fingerprint(dir, files, hook.spec.command)) {
-      return {
-        directory,
-        ok: true,
-        cached: true,
-        exitCode: null,
-        timedOut: false,
-        idleTimedOut: false,
-        durationMs: Math.round(performance.now() - started),
-        output: '',
-      };
-    }
+    if (stored !== undefined && stored === fingerprint(dir, files, command)) return notRun({ cached: true });
   }
+  // On an agent event `${HAN_FILES}` is what the session edited here (Han's session-scoped hooks): a directory where
+  // it edited nothing the hook checks is skipped; when the session's edits are unknown it is `.`, everything.
+  let fileList = files.length ? files.join(' ') : '.';
+  if (opts.agent && usesFileList(command)) {
+    const edited = sessionFilesIn(await opts.agent.sessionFiles(), dir, patterns, existsSync);
+    if (edited?.length === 0) return notRun({ skipped: 'the session edited no file here that the hook checks' });
+    fileList = edited ? edited.join(' ') : '.';
+  }
+  // Han reads idle_timeout in seconds (its runner multiplies by 1000), in han-plugin.yml and in overrides alike.
+  const idleTimeoutMs =
+    override.idle_timeout === false || override.idle_timeout === 0
+      ? undefined
+      : override.idle_timeout !== undefined
+        ? override.idle_timeout * 1000
+        : hook.spec.idle_timeout !== undefined && plugin.format === 'han'
+          ? hook.spec.idle_timeout * 1000
+          : hook.spec.idle_timeout;
   // The command is the manifest's own text run by sh; variables reach it through the environment, so nothing a
   // caller sends is ever pasted into it.
   const env = {
@@ -202,17 +256,18 @@ async function runIn(
     CLAUDE_PLUGIN_ROOT: plugin.dir,
     SWITCHBOARD_PROJECT_DIR: host.projectDir,
     CLAUDE_PROJECT_DIR: host.projectDir,
-    SWITCHBOARD_FILES: files.length ? files.join(' ') : '.',
-    HAN_FILES: files.length ? files.join(' ') : '.',
+    SWITCHBOARD_FILES: fileList,
+    HAN_FILES: fileList,
   };
   const capture = new HeadTail(CAPTURE_KEEP);
   const lines = opts.onLine ? new LineSplitter((line) => opts.onLine?.(directory, line)) : undefined;
-  const result = await runCommand('sh', ['-c', hook.spec.command], {
+  const result = await runCommand('sh', ['-c', command], {
     signal: opts.signal,
     cwd: dir,
     env,
+    input: opts.agent?.eventJson,
     timeoutMs: hook.spec.timeout,
-    idleTimeoutMs: hook.spec.idle_timeout,
+    idleTimeoutMs,
     // The head and tail are all we keep; a test run that prints gigabytes costs no more memory than a short one.
     buffer: false,
     onOutput: (text) => {
@@ -225,13 +280,15 @@ async function runIn(
   if (result.timedOut)
     output += `\n[Killed after ${hook.spec.timeout} ms (timeout): the whole process tree was stopped.]`;
   if (result.idleTimedOut)
-    output += `\n[Killed after ${hook.spec.idle_timeout} ms without output (idle_timeout): the whole process tree was stopped.]`;
+    output += `\n[Killed after ${idleTimeoutMs} ms without output (idle_timeout): the whole process tree was stopped.]`;
+  if (command !== hook.spec.command)
+    output = `[Command from ${rel(host.projectDir, from.command ?? '')}: ${command}]\n${output}`;
   const ok = result.exitCode === 0;
   try {
     // After the run, not before: a hook that fixes files (lint --fix) leaves them as they should be cached.
     await host.store.hooks.setFingerprint(
       key,
-      ok && patterns.length ? fingerprint(dir, await matchedFiles(dir, patterns), hook.spec.command) : null,
+      ok && patterns.length ? fingerprint(dir, await matchedFiles(dir, patterns), command) : null,
     );
   } catch (err) {
     host.logger.warn({ err }, 'could not store a hook fingerprint');

@@ -3,11 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { capabilityNameOf, toolNameOf } from '../../../src/core/names.ts';
 import { HookSchema } from '../../../src/sources/plugins/manifest.ts';
 import {
+  hanPluginAliases,
+  hanToolName,
   hookCapabilityName,
   hookDescription,
   hookKind,
   hookTitle,
   hookToolName,
+  rewriteHanToolNames,
 } from '../../../src/sources/plugins/naming.ts';
 
 const spec = (fields: Record<string, unknown>) => HookSchema.parse(fields);
@@ -86,5 +89,17 @@ describe('hook descriptions', () => {
     expect(triggers('build')).toContain('"build the project"');
     expect(triggers('compile')).toContain('"check that it compiles"');
     expect(triggers('audit')).toBe('"run audit", "run the audit check", "check audit"');
+  });
+});
+
+describe("Han's tool names in tips", () => {
+  it('rewrites every alias a plugin had in Han, bare or behind an MCP prefix, and leaves other words alone', () => {
+    const names = new Map(hanPluginAliases(['relay']).map((a) => [hanToolName(a, 'compile'), 'relay__compile']));
+    expect(
+      rewriteHanToolNames(
+        'Use the `jutsu_relay_compile` MCP tool (mcp__plugin_hashi-han_han__relay_compile), not relay_compiler.',
+        names,
+      ),
+    ).toBe('Use the `relay__compile` MCP tool (relay__compile), not relay_compiler.');
   });
 });
