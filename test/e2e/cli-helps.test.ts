@@ -3,11 +3,11 @@
 // nearest names for an unknown tool (in-process, over MCP and over REST).
 import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { freePort } from '../helpers/redis.ts';
 
 const ESC = '\x1b[';
 
@@ -15,14 +15,6 @@ const ESC = '\x1b[';
 async function runIn(cwd: string, args: string[]) {
   const r = await promisify(execFile)(process.execPath, [BIN, ...args], { cwd, env: childEnv(cwd) });
   return { stdout: r.stdout, stderr: r.stderr };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
-  const { port } = server.address() as { port: number };
-  await new Promise((closed) => server.close(closed));
-  return port;
 }
 
 describe('output for programs and for people', () => {
