@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Starts a redis-server for the run when none answers (the scale-out tests need one).
+    globalSetup: ['test/global-redis.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',

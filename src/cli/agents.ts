@@ -1,13 +1,12 @@
 // `switchboard agents run|list`: run a sub-agent turn in-process with a live view of its events on stderr
 // (tool calls, tokens) and the answer on stdout; list the project's agent definitions.
-import pc from 'picocolors';
 import { toErrorInfo } from '../core/errors.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { createHub, type Hub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { sessionNameProblem } from '../sources/agents/session-name.ts';
 import { sessionStoreOf } from '../sources/agents/session-store.ts';
-import { CliError, printJson } from './output.ts';
+import { CliError, colour, printJson } from './output.ts';
 
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
 
@@ -62,7 +61,9 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
   const started = Date.now();
   const live = (line: string) => {
     if (!opts.quiet)
-      process.stderr.write(`${pc.dim(`[${((Date.now() - started) / 1000).toFixed(1)}s]`)} ${colour(line)}\n`);
+      process.stderr.write(
+        `${colour('stderr').dim(`[${((Date.now() - started) / 1000).toFixed(1)}s]`)} ${colourLine(line)}\n`,
+      );
   };
   try {
     const exists = (await sessionStoreOf(hub.services).get(session)) !== undefined;
@@ -78,7 +79,7 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
           ...(opts.maxTokens ? { max_tokens: Number(opts.maxTokens) } : {}),
           ...(opts.builtins ? { enable_builtins: true } : {}),
         };
-    live(`${exists ? 'resuming' : 'starting'} session ${pc.bold(session)} (agent ${agent})`);
+    live(`${exists ? 'resuming' : 'starting'} session ${colour('stderr').bold(session)} (agent ${agent})`);
     const outcome = await hub.pipeline.call({
       principal: CLI_PRINCIPAL,
       name,
@@ -110,10 +111,11 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
   }
 }
 
-function colour(line: string): string {
-  if (line.startsWith('tool result')) return pc.dim(line);
-  if (line.startsWith('tool ')) return pc.cyan(line);
-  if (line.startsWith('turn failed') || line.includes('(error)')) return pc.red(line);
+/** The live view's colour for a line of progress (stderr). */
+function colourLine(line: string): string {
+  if (line.startsWith('tool result')) return colour('stderr').dim(line);
+  if (line.startsWith('tool ')) return colour('stderr').cyan(line);
+  if (line.startsWith('turn failed') || line.includes('(error)')) return colour('stderr').red(line);
   return line;
 }
 

@@ -1,8 +1,8 @@
 // `switchboard audit`: read the audit trail of the project's store — who called what, when, and how it ended.
-import Table from 'cli-table3';
 import { openProjectStore } from '../hub.ts';
 import { parseDuration } from '../policy/tokens.ts';
 import { CliError, printJson } from './output.ts';
+import { table as makeTable } from './table.ts';
 
 /** `--since` takes a duration back from now (`1h`, `30m`, `7d`) or an ISO time. */
 export function parseSince(text: string, now = Date.now()): string {
@@ -45,8 +45,7 @@ export async function audit(opts: {
       process.stdout.write('No audit records match.\n');
       return;
     }
-    const table = new Table({
-      head: ['time', 'principal', 'via', 'capability', 'outcome', 'ms', 'input'],
+    const table = makeTable(['time', 'principal', 'via', 'capability', 'outcome', 'ms', 'input'], {
       colWidths: [21, 14, 7, 22, 24, 9, 40],
       wordWrap: true,
     });

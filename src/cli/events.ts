@@ -1,17 +1,17 @@
 // `switchboard events tail`: follow a running server's event stream (GET /v1/events) and print each event.
-import pc from 'picocolors';
 import type { BusEvent } from '../core/context.ts';
-import { CliError } from './output.ts';
+import { CliError, colour } from './output.ts';
+import { refusedBy, remoteFailure, remoteToken } from './remote-errors.ts';
 
 function line(event: BusEvent): string {
   const time = String(event.at).slice(11, 23);
   if (event.type === 'call') {
     const e = event as Extract<BusEvent, { type: 'call' }>;
-    const status = e.error ? pc.red(`${e.error.code} ${e.error.message}`) : pc.green('ok');
-    return `${pc.dim(time)} ${pc.bold(e.name)} ${pc.dim(`${e.transport}/${e.principal}`)} ${e.durationMs.toFixed(1)}ms ${status}`;
+    const status = e.error ? colour().red(`${e.error.code} ${e.error.message}`) : colour().green('ok');
+    return `${colour().dim(time)} ${colour().bold(e.name)} ${colour().dim(`${e.transport}/${e.principal}`)} ${e.durationMs.toFixed(1)}ms ${status}`;
   }
   const { type, at: _at, ...rest } = event;
-  return `${pc.dim(time)} ${pc.cyan(type)} ${JSON.stringify(rest)}`;
+  return `${colour().dim(time)} ${colour().cyan(type)} ${JSON.stringify(rest)}`;
 }
 
 export async function eventsTail(opts: {
@@ -26,22 +26,23 @@ export async function eventsTail(opts: {
   if (opts.recent) base.searchParams.set('recent', opts.recent);
   const max = opts.limit ? Number(opts.limit) : Number.POSITIVE_INFINITY;
   let res: Response;
+  const token = remoteToken(opts.token);
   try {
-    const token = opts.token ?? process.env.SWITCHBOARD_TOKEN;
     res = await fetch(base, {
       headers: { accept: 'text/event-stream', ...(token ? { authorization: `Bearer ${token}` } : {}) },
     });
   } catch (err) {
-    throw new CliError(
-      `Cannot reach ${base.origin}: ${(err as Error).cause ?? (err as Error).message}. Is 'switchboard serve --http' running?`,
-    );
+    throw remoteFailure(base, err, token !== undefined);
   }
   if (!res.ok || !res.body) {
     const reason = await res
       .json()
       .then((b: { error?: { message?: string } }) => b.error?.message)
       .catch(() => undefined);
-    throw new CliError(`${base} answered ${res.status} ${res.statusText}${reason ? `: ${reason}` : '.'}`);
+    throw (
+      refusedBy(base, res.status, reason, token !== undefined) ??
+      new CliError(`${base} answered ${res.status} ${res.statusText}${reason ? `: ${reason}` : '.'}`)
+    );
   }
   const decoder = new TextDecoder();
   let buffer = '';

@@ -22,6 +22,22 @@ const cmd = {
   sessions: () => import('./sessions.ts'),
 };
 
+/**
+ * The command groups that act on a project's files and store. Not `serve` (its banner names the project; over
+ * stdio its stderr is an agent's log), `hook` (run by an agent), nor `events` and `stats` (a running server).
+ */
+const PROJECT_COMMANDS = new Set([
+  'tools',
+  'token',
+  'audit',
+  'mcp',
+  'vcr',
+  'install',
+  'uninstall',
+  'agents',
+  'sessions',
+]);
+
 export function buildProgram(): Command {
   const program = new Command('switchboard')
     .description(
@@ -34,6 +50,13 @@ export function buildProgram(): Command {
     .exitOverride();
 
   const cwd = () => resolve(program.opts().cwd as string);
+  // Commands that read or write a project say which one (and its store) when it is not plainly the current
+  // directory (src/cli/project.ts); with --url they act on that server instead.
+  program.hook('preAction', async (_program, action) => {
+    let top = action;
+    while (top.parent && top.parent !== program) top = top.parent;
+    if (PROJECT_COMMANDS.has(top.name()) && !action.opts().url) (await import('./project.ts')).sayActingOn(cwd());
+  });
 
   program
     .command('serve')

@@ -1,7 +1,5 @@
 // `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
 // project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
-import Table from 'cli-table3';
-import pc from 'picocolors';
 import { IMPORT_SOURCES, type ImportSource, importServers } from '../config/import-servers.ts';
 import type { Raw } from '../config/load.ts';
 import {
@@ -13,7 +11,8 @@ import {
   serversIn,
 } from '../config/server-entries.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { CliError, printJson } from './output.ts';
+import { CliError, colour, printJson } from './output.ts';
+import { table as makeTable } from './table.ts';
 
 const parseScope = (v: string | undefined, flag = '--scope'): Scope | undefined => {
   if (v === undefined) return undefined;
@@ -170,18 +169,18 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
     return;
   }
   const head = ['name', 'scope', 'transport', 'target', ...(status ? ['status', 'tools', 'ms'] : [])];
-  const table = new Table({ head, style: { head: [] } });
+  const table = makeTable(head);
   for (const r of rows) {
     const row = [
-      r.enabled ? r.name : `${r.name} ${pc.dim('(disabled)')}`,
-      r.shadowedBy ? `${r.scope} ${pc.dim('(overridden by project)')}` : r.scope,
+      r.enabled ? r.name : `${r.name} ${colour().dim('(disabled)')}`,
+      r.shadowedBy ? `${r.scope} ${colour().dim('(overridden by project)')}` : r.scope,
       r.transport,
       r.target.length > 60 ? `${r.target.slice(0, 57)}…` : r.target,
     ];
     if (status) {
       const st = 'status' in r ? String(r.status) : '';
       row.push(
-        st === 'connected' ? pc.green(st) : st ? pc.red(`${st}${'error' in r ? `: ${r.error}` : ''}`) : '',
+        st === 'connected' ? colour().green(st) : st ? colour().red(`${st}${'error' in r ? `: ${r.error}` : ''}`) : '',
         'tools' in r ? String(r.tools) : '',
         'rttMs' in r ? String(r.rttMs) : '',
       );
@@ -191,7 +190,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
   process.stdout.write(`${table.toString()}\n`);
   for (const r of rows)
     for (const x of ('renamed' in r ? r.renamed : undefined) ?? [])
-      process.stdout.write(`${pc.yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
+      process.stdout.write(`${colour().yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
 }
 
 /** Start a hub on the project (its servers only matter here), wait for every server to connect or fail. */
@@ -219,7 +218,7 @@ export async function mcpGet(name: string, opts: { cwd: string; json?: boolean }
   }
   const entry = masked(found.entry);
   if (opts.json) return printJson({ scope: found.scope, file: found.file, ...entry });
-  const lines = [`${pc.bold(name)}  (${found.scope} scope: ${found.file})`, `  transport: ${kind(entry)}`];
+  const lines = [`${colour().bold(name)}  (${found.scope} scope: ${found.file})`, `  transport: ${kind(entry)}`];
   if (entry.command) lines.push(`  command:   ${target(entry)}`);
   if (entry.url) lines.push(`  url:       ${entry.url}`);
   if (entry.cwd) lines.push(`  cwd:       ${entry.cwd}`);
@@ -266,6 +265,6 @@ export async function mcpImport(
   process.stdout.write(
     added.length ? `Imported into ${scope} scope: ${added.join(', ')}\n` : 'Imported nothing new.\n',
   );
-  for (const s of skipped) process.stdout.write(`${pc.yellow('skipped')} ${s.name}: ${s.reason}\n`);
+  for (const s of skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
   if (added.length) process.stdout.write('Check them with: switchboard mcp list --status\n');
 }

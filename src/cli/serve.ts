@@ -1,9 +1,8 @@
 // `switchboard serve`: MCP over stdio by default, or Streamable HTTP + REST with --http.
 import { existsSync } from 'node:fs';
-import pc from 'picocolors';
 import { createHub } from '../hub.ts';
 import { version } from '../version.ts';
-import { CliError } from './output.ts';
+import { CliError, colour } from './output.ts';
 
 export interface ServeOptions {
   cwd: string;
@@ -79,15 +78,15 @@ export async function serve(opts: ServeOptions): Promise<void> {
 function printBanner(cwd: string, base: string, tools: number, resources: number): void {
   const mcp = `${base}/mcp`;
   const lines = [
-    `${pc.bold('Switchboard')} ${version} — serving ${cwd}`,
+    `${colour().bold('Switchboard')} ${version} — serving ${cwd}`,
     `  ${tools} tools, ${resources} resources`,
     '',
-    `  MCP (Streamable HTTP)  ${pc.cyan(mcp)}`,
+    `  MCP (Streamable HTTP)  ${colour().cyan(mcp)}`,
     `  REST                   ${base}/v1/tools   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Live events (SSE)      ${base}/v1/events  (or: npx -y switchboard-mcp events tail --url ${base})`,
     `  Health                 ${base}/healthz  ${base}/readyz`,
     '',
-    pc.bold('Connect a coding agent:'),
+    colour().bold('Connect a coding agent:'),
     `  Claude Code (HTTP)   claude mcp add --transport http switchboard ${mcp}`,
     '  Claude Code (stdio)  claude mcp add switchboard -- npx -y switchboard-mcp serve',
     `  Codex (HTTP)         codex mcp add switchboard --url ${mcp}`,

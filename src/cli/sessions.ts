@@ -1,14 +1,13 @@
 // `switchboard sessions list|show|tail|clean`: read and tidy the project's sub-agent sessions from the terminal.
 // Reads the session store directly (the project's files, or Redis); cleaning goes through session.clean.
 import { resolve } from 'node:path';
-import pc from 'picocolors';
 import { createHub, openProjectStore } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { describeEvent } from '../sources/agents/describe-event.ts';
 import { sessionNameProblem } from '../sources/agents/session-name.ts';
 import { readSession, sessionStoreOf } from '../sources/agents/session-store.ts';
 import type { SessionMeta, TranscriptEvent, TranscriptPage } from '../sources/agents/session-types.ts';
-import { CliError, printJson } from './output.ts';
+import { CliError, colour, printJson } from './output.ts';
 
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
 
@@ -33,7 +32,7 @@ function line(e: TranscriptEvent): string | undefined {
   const what = describeEvent(e);
   if (!what) return undefined;
   const time = typeof e.ts === 'string' ? e.ts.slice(11, 19) : '        ';
-  return `${pc.dim(time)} ${what}`;
+  return `${colour().dim(time)} ${what}`;
 }
 
 export async function sessionsList(opts: { cwd: string; json?: boolean }): Promise<void> {
@@ -75,7 +74,7 @@ export async function sessionsShow(name: string, opts: { cwd: string; json?: boo
       skipped_lines: skipped,
     });
   const out = [
-    `${pc.bold(meta.session_name)} — ${status.status}`,
+    `${colour().bold(meta.session_name)} — ${status.status}`,
     `  agent     ${meta.agent ?? '(none)'}`,
     `  provider  ${meta.provider}${meta.model ? ` (${meta.model})` : ''}${meta.provider_session_id ? ` — session ${meta.provider_session_id}` : ''}`,
     `  directory ${meta.project_dir}`,
@@ -90,7 +89,7 @@ export async function sessionsShow(name: string, opts: { cwd: string; json?: boo
       'Waiting for tool results:',
       ...last.pending_tool_calls.map((c) => `  ${c.id} ${c.tool_name} ${JSON.stringify(c.args)}`),
     );
-  if (last?.error) out.push('', `${pc.red('Error:')} ${last.error}`);
+  if (last?.error) out.push('', `${colour().red('Error:')} ${last.error}`);
   if (last?.content) out.push('', last.content);
   process.stdout.write(`${out.join('\n')}\n`);
 }

@@ -1,7 +1,7 @@
 // `switchboard stats`: per-capability call metrics of a running server (system.metrics), as a table.
-import Table from 'cli-table3';
 import { CliError, printJson } from './output.ts';
 import { connectRemote } from './remote.ts';
+import { table as makeTable } from './table.ts';
 
 interface Row {
   calls: number;
@@ -22,9 +22,17 @@ export async function stats(opts: { url: string; token?: string; json?: boolean 
       totals: { calls: number; errors: number };
     };
     if (opts.json) return printJson(data);
-    const table = new Table({
-      head: ['capability', 'calls', 'errors', 'in flight', 'p50 ms', 'p95 ms', 'p99 ms', 'max ms', 'by transport'],
-    });
+    const table = makeTable([
+      'capability',
+      'calls',
+      'errors',
+      'in flight',
+      'p50 ms',
+      'p95 ms',
+      'p99 ms',
+      'max ms',
+      'by transport',
+    ]);
     for (const [name, m] of Object.entries(data.capabilities)) {
       const via = Object.entries(m.transports ?? {})
         .map(([t, v]) => `${t}:${v.calls}`)

@@ -1,9 +1,9 @@
 // `switchboard token create|list|revoke`: API tokens for HTTP callers. The secret is printed once and only
 // its SHA-256 is stored; listings never show it.
-import Table from 'cli-table3';
 import { openProjectStore } from '../hub.ts';
 import { generateToken, hashToken, parseDuration } from '../policy/tokens.ts';
 import { CliError, printJson } from './output.ts';
+import { table as makeTable } from './table.ts';
 
 function parseRoles(text: string | undefined): string[] {
   const roles = (text ?? '')
@@ -60,7 +60,7 @@ export async function tokenList(opts: { cwd: string; json?: boolean }): Promise<
       process.stdout.write('No tokens. Create one with: switchboard token create NAME --roles agent\n');
       return;
     }
-    const table = new Table({ head: ['name', 'roles', 'status', 'created', 'expires', 'last used'] });
+    const table = makeTable(['name', 'roles', 'status', 'created', 'expires', 'last used']);
     for (const t of tokens)
       table.push([
         t.name,

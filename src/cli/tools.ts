@@ -1,11 +1,11 @@
 // `switchboard tools list|call`: in-process against the project by default, or against a server with --url.
-import Table from 'cli-table3';
 import { createHub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { toCallToolResult } from '../serve/tool-result.ts';
 import { toolInput } from './input.ts';
 import { CliError, printJson } from './output.ts';
 import { connectRemote } from './remote.ts';
+import { table as makeTable } from './table.ts';
 
 // The local CLI runs as the user who owns the project files: all roles.
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
@@ -19,7 +19,7 @@ interface ToolRow {
 export async function toolsList(opts: { cwd: string; json?: boolean; url?: string; token?: string }): Promise<void> {
   let tools: ToolRow[];
   if (opts.url) {
-    const client = await connectRemote(opts.url, opts.token ?? process.env.SWITCHBOARD_TOKEN);
+    const client = await connectRemote(opts.url, opts.token);
     tools = [];
     let cursor: string | undefined;
     do {
@@ -37,7 +37,7 @@ export async function toolsList(opts: { cwd: string; json?: boolean; url?: strin
     await hub.close();
   }
   if (opts.json) return printJson(tools);
-  const table = new Table({ head: ['tool', 'title', 'description'], colWidths: [28, 24, 70], wordWrap: true });
+  const table = makeTable(['tool', 'title', 'description'], { colWidths: [28, 24, 70], wordWrap: true });
   for (const t of tools) table.push([t.name, t.title ?? '', firstSentence(t.description ?? '')]);
   process.stdout.write(`${table.toString()}\n${tools.length} tools\n`);
 }
@@ -50,7 +50,7 @@ export async function toolsCall(
   const input = toolInput(opts.input, pairs);
   let result: Record<string, unknown>;
   if (opts.url) {
-    const client = await connectRemote(opts.url, opts.token ?? process.env.SWITCHBOARD_TOKEN);
+    const client = await connectRemote(opts.url, opts.token);
     try {
       result = (await client.callTool({ name, arguments: input })) as Record<string, unknown>;
     } finally {

@@ -16,6 +16,7 @@ import type {
 } from './context.ts';
 import { type Deadline, deadlines } from './deadlines.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
+import { nearestNames } from './nearest-names.ts';
 import type { Entry } from './registry.ts';
 import { visible } from './registry.ts';
 
@@ -127,7 +128,7 @@ export class Pipeline {
     const entry = this.services.registry.get(req.name);
     // A capability the principal may not see answers exactly like an unknown one.
     if (!entry || !visible(req.principal, entry.capability)) {
-      const error = unknownTool(req.name);
+      const error = unknownTool(req.name, nearestVisible(this.services.registry, req.principal, req.name));
       for (const r of this.refusals) {
         try {
           r(req, error);
@@ -205,11 +206,26 @@ class PipelineContext implements CallContext {
   }
 }
 
-export function unknownTool(name: string): ErrorInfo {
+/** The answer to a call of a name the caller cannot see, with the nearest names it can (`nearest`), if any. */
+export function unknownTool(name: string, nearest: readonly string[] = []): ErrorInfo {
+  const quoted = nearest.map((n) => `'${n}'`);
+  const guess = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted[0];
   return {
     code: 'NOT_FOUND',
-    message: `Unknown tool '${name}'. List the available tools with tools/list (or GET /v1/tools).`,
+    message: `Unknown tool '${name}'.${guess ? ` Did you mean ${guess}?` : ''} List the available tools with tools/list (or GET /v1/tools).`,
   };
+}
+
+/**
+ * The visible names nearest to an unknown one, spelled the way the caller spelled it: capability names
+ * (`task.create`) for a dotted name, tool names (`task__create`) otherwise.
+ */
+function nearestVisible(registry: Services['registry'], principal: Principal, name: string): string[] {
+  const dotted = name.includes('.') && !name.includes('__');
+  const names: string[] = [];
+  for (const entry of registry.entries())
+    if (visible(principal, entry.capability)) names.push(dotted ? entry.capability.name : entry.tool.name);
+  return nearestNames(name, names);
 }
 
 // Not async: a call that passes validation goes straight on to `execute` without a promise of its own.

@@ -119,7 +119,8 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       return void res.end(text);
     }
     if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, await listTools(hub, principal));
-    if (path === '/v1/openapi.json' && req.method === 'GET') return sendJson(res, 200, openApi(hub, principal));
+    if (path === '/v1/openapi.json' && req.method === 'GET')
+      return sendJson(res, 200, openApi(hub, principal), {}, { pretty: true });
     if (path === '/v1/events' && req.method === 'GET') return streamEvents(hub, req, res);
     const m = /^\/v1\/tools\/([^/]+)$/.exec(path);
     if (m) {

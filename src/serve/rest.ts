@@ -15,8 +15,10 @@ export function sendJson(
   status: number,
   body: unknown,
   headers: Record<string, string> = {},
+  opts: { pretty?: boolean } = {},
 ): void {
-  const text = JSON.stringify(body);
+  // Pretty only for documents people open and read whole (the OpenAPI document); calls stay compact.
+  const text = opts.pretty ? `${JSON.stringify(body, null, 2)}\n` : JSON.stringify(body);
   res.writeHead(status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': String(Buffer.byteLength(text)),

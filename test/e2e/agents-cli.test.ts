@@ -86,7 +86,9 @@ describe('switchboard agents / sessions', () => {
   it('agents run with an existing --session resumes it', async () => {
     api.enqueue('Still empty.');
     const out = await run(['agents', 'run', 'planner', '--session', 'plan-1', '-q', 'And now?']);
-    expect(out).toMatchObject({ code: 0, stdout: 'Still empty.\n', stderr: '' });
+    expect(out).toMatchObject({ code: 0, stdout: 'Still empty.\n' });
+    // -q: no live view; only the line naming the project, which is not the current directory here.
+    expect(out.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^switchboard: acting on project /)]);
     expect(JSON.stringify(api.messages().at(-1)?.body.messages)).toContain('What is on the board?');
   });
 

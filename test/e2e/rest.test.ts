@@ -100,7 +100,10 @@ describe('REST', () => {
   });
 
   it('publishes an OpenAPI document generated from the same schemas', async () => {
-    const doc = await (await fetch(`${server.url}/v1/openapi.json`)).json();
+    const text = await (await fetch(`${server.url}/v1/openapi.json`)).text();
+    // Pretty-printed for people who open it (`curl … | head` in the README's tour shows its start).
+    expect(text.split('\n').slice(0, 2)).toEqual(['{', '  "openapi": "3.1.0",']);
+    const doc = JSON.parse(text);
     expect(doc.openapi).toBe('3.1.0');
     const op = doc.paths['/v1/tools/task__create'].post;
     expect(op.requestBody.content['application/json'].schema.properties.text).toMatchObject({
