@@ -1,5 +1,5 @@
 // Creating capabilities: calls that insert a new record, which a retry would duplicate. Declared with
-// `defineCreating`, they accept an idempotency key — the `idempotency_key` input field, MCP `_meta`
+// `defineCreating`, they accept an idempotency key — the `idempotencyKey` input field, MCP `_meta`
 // `switchboard/idempotency-key`, or REST's `Idempotency-Key` header (rest.ts puts it in `_meta`) — and hand the store
 // a claim, so a retry with the same key answers the first result instead of creating a second record.
 import { createHash } from 'node:crypto';
@@ -13,7 +13,7 @@ import { SwitchboardError } from './errors.ts';
 export const IDEMPOTENCY_META_KEY = 'switchboard/idempotency-key';
 
 /** The input field of an idempotency key, added to every creating capability's input schema. */
-export const IDEMPOTENCY_FIELD = 'idempotency_key';
+export const IDEMPOTENCY_FIELD = 'idempotencyKey';
 
 const KEY_FIELD = IdempotencyKeySchema.optional().describe(
   'Makes a retry safe: the first call with a key creates, a repeat with the same key and input answers that same result instead of creating again (kept for [store] idempotency_retention_hours, 24 h by default). Use a fresh UUID per new request. Also accepted as _meta "switchboard/idempotency-key" or the REST Idempotency-Key header.',
@@ -34,7 +34,7 @@ export interface CreatingCapability<I extends Shape, O extends z.ZodType>
 }
 
 /**
- * Declare a creating capability: its input gains `idempotency_key`, and its `create` gets the claim to pass to the
+ * Declare a creating capability: its input gains `idempotencyKey`, and its `create` gets the claim to pass to the
  * store. An unknown outcome (the store may or may not have written) is answered with how to check or retry safely.
  *
  * @example

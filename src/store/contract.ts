@@ -12,6 +12,7 @@ import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
 import type { HookQuery, NewHookRun } from './records/hooks.ts';
 import type { McpSessionRecord } from './records/mcp-sessions.ts';
 import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
+import type { NewTaskAttachment, TaskAttachment } from './records/task-attachments.ts';
 import type {
   FinishedQuery,
   NewTask,
@@ -23,7 +24,7 @@ import type {
 import type { NewToken } from './records/tokens.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
-
+export type { AttachmentType, NewTaskAttachment, TaskAttachment } from './records/task-attachments.ts';
 export type {
   FinishedQuery,
   NewTask,
@@ -47,6 +48,10 @@ export interface Task {
   assessment: TaskAssessment | null;
   /** Instance the task is assigned to, while assigned or in progress (kept after completion for history). */
   assignedTo: string | null;
+  /** Principal that created the task (null for tasks created before this was recorded, or by the store directly). */
+  createdBy: string | null;
+  /** Principal that completed or failed it; null while open. */
+  completedBy: string | null;
   result: unknown;
   /** Reason given by task.fail. */
   error: string | null;
@@ -71,6 +76,7 @@ export type TaskPatch = Partial<
     | 'completedAt'
     | 'estimatedComplexity'
     | 'assessment'
+    | 'completedBy'
   >
 >;
 
@@ -84,8 +90,33 @@ export type TaskUpdateResult =
   | { ok: false; reason: 'not_found' }
   | { ok: false; reason: 'conflict'; task: Task };
 
+export type AttachResult =
+  | { ok: true; attachment: TaskAttachment }
+  | { ok: false; reason: 'not_found' }
+  | { ok: false; reason: 'full' };
+
 export interface TaskStore {
   create(task: NewTask): Promise<Task>;
+  /**
+   * Create several tasks, all or none: every task is checked first (a bad one is INVALID_INPUT naming
+   * `tasks[i].field`), then all are written in one transaction / one MULTI. Answers them in the order given.
+   */
+  createMany(tasks: readonly NewTask[]): Promise<Task[]>;
+  /**
+   * Pull model: atomically take the first pending task in list order (priority, then age) and make it
+   * in_progress, assigned to `instanceId`. Two concurrent claims never get the same task; undefined when nothing
+   * is pending. The caller checks that the instance is live.
+   */
+  claim(instanceId: string): Promise<Task | undefined>;
+  /** Remove a task and its attachments in one step; answers the task as it was, undefined if there was none. */
+  delete(id: string): Promise<Task | undefined>;
+  /**
+   * Keep a named document on a task (the same key replaces it), atomically with the task's existence and the
+   * per-task limit. The document is checked and measured first (size limit: INVALID_INPUT).
+   */
+  attach(attachment: NewTaskAttachment): Promise<AttachResult>;
+  /** A task's attachments by key; undefined when the task does not exist. */
+  attachments(taskId: string): Promise<TaskAttachment[] | undefined>;
   /**
    * Create under an idempotency key, atomically with the key: the first call with a key creates the task and keeps
    * it as the key's result until the key expires (`claim.ttlMs`); a later call with the same principal, capability,

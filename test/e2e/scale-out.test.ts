@@ -100,8 +100,8 @@ describe('two instances on one Redis, a client alternating between them', () => 
       expect((await call(client, 'fixture__echo', { text: 'hi' })).structuredContent).toEqual({ text: 'hi' });
 
       const created = (await call(client, 'task__create', { text: 'ship it', priority: 70 })).structuredContent!;
-      await call(client, 'system__register', { instance_id: 'worker-1', roles: ['coder'] });
-      expect((await call(client, 'task__assign', { id: created.id, instance_id: 'worker-1' })).isError).toBeFalsy();
+      await call(client, 'system__register', { instanceId: 'worker-1', roles: ['coder'] });
+      expect((await call(client, 'task__assign', { id: created.id, instanceId: 'worker-1' })).isError).toBeFalsy();
       expect((await call(client, 'task__start', { id: created.id })).structuredContent).toMatchObject({
         status: 'in_progress',
       });
@@ -199,11 +199,11 @@ describe('two instances on one Redis, a client alternating between them', () => 
 
       const task = (await call(client, 'task__create', { text: 'half done', priority: 50 })).structuredContent!;
       const parked = (await call(client, 'task__create', { text: 'held by A', priority: 40 })).structuredContent!;
-      await call(client, 'system__register', { instance_id: 'worker-9', roles: [] });
-      await call(client, 'task__assign', { id: task.id, instance_id: 'worker-9' });
+      await call(client, 'system__register', { instanceId: 'worker-9', roles: [] });
+      await call(client, 'task__assign', { id: task.id, instanceId: 'worker-9' });
       await call(client, 'task__start', { id: task.id });
       // Work held by instance A itself (a hub instance is an instance like any other).
-      await call(client, 'task__assign', { id: parked.id, instance_id: aId });
+      await call(client, 'task__assign', { id: parked.id, instanceId: aId });
 
       const killed = new Promise((r) => a.child.once('exit', r));
       a.child.kill('SIGKILL');
@@ -212,7 +212,7 @@ describe('two instances on one Redis, a client alternating between them', () => 
       live = [b.url];
 
       // The session goes on through B alone and the work is finished there (the worker is alive: it beats).
-      expect((await call(client, 'system__heartbeat', { instance_id: 'worker-9' })).isError).toBeFalsy();
+      expect((await call(client, 'system__heartbeat', { instanceId: 'worker-9' })).isError).toBeFalsy();
       const done = await call(client, 'task__complete', { id: task.id, result: 'finished on B' });
       expect(done.structuredContent).toMatchObject({ status: 'completed', result: 'finished on B' });
 

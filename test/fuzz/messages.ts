@@ -289,8 +289,8 @@ export class MessageGenerator {
       ['system__metrics', () => ({})],
       // Only ever 'get': a random 'set' would rewrite the hub's configuration under the fuzz.
       ['system__config', () => ({ action: 'get' })],
-      ['system__heartbeat', () => ({ instance_id: `fz-${r.int(5)}` })],
-      ['system__register', () => ({ instance_id: `fz-${r.int(5)}`, roles: [r.pick(['coder', 'reviewer', str()])] })],
+      ['system__heartbeat', () => ({ instanceId: `fz-${r.int(5)}` })],
+      ['system__register', () => ({ instanceId: `fz-${r.int(5)}`, roles: [r.pick(['coder', 'reviewer', str()])] })],
       ['task__create', () => ({ text: str() || 'x', priority: r.range(-5, 105) })],
       ['task__list', () => (r.chance(0.5) ? {} : { status: r.pick(TASK_STATUSES) })],
       ['task__get', () => ({ id: taskId() })],
@@ -298,7 +298,7 @@ export class MessageGenerator {
       ['task__complete', () => ({ id: taskId(), result: this.value(3) })],
       ['task__fail', () => ({ id: taskId(), reason: str() })],
       ['task__update', () => ({ id: taskId(), text: str() })],
-      ['task__assign', () => ({ id: taskId(), instance_id: `fz-${r.int(5)}` })],
+      ['task__assign', () => ({ id: taskId(), instanceId: `fz-${r.int(5)}` })],
       ['nope__missing', () => ({})],
     ];
     const [name, args] = r.pick(tools);

@@ -45,7 +45,7 @@ export const MUST_NOT_MASK = [
   'bypass',
   'key',
   'sort_key',
-  'idempotency_key',
+  'idempotencyKey',
   'keyboard',
 ];
 

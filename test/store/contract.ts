@@ -69,6 +69,8 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
           estimatedComplexity: null,
           assessment: null,
           assignedTo: null,
+          createdBy: null,
+          completedBy: null,
           result: null,
           error: null,
           createdAt: expect.any(String),

@@ -105,7 +105,7 @@ describe('a Redis store when Redis stops answering (SIGSTOP)', () => {
     });
 
     const create = (key: string): Promise<Outcome> =>
-      hub.call('task.create', { text: `deploy ${key}`, priority: 1, idempotency_key: key });
+      hub.call('task.create', { text: `deploy ${key}`, priority: 1, idempotencyKey: key });
     const tasksFor = async (key: string) =>
       (await hub.services.store.tasks.list({ limit: 500 })).tasks.filter((t) => t.text === `deploy ${key}`);
 

@@ -212,6 +212,9 @@ describe('SqliteStore', () => {
       estimatedComplexity: null,
       assessment: null,
       assignedTo: 'w1',
+      // Schema 10's columns: who created and finished it was not recorded before.
+      createdBy: null,
+      completedBy: null,
       result: { ok: true },
       error: null,
       createdAt: '2025-01-01T00:00:00.000Z',

@@ -76,7 +76,7 @@ export function renderWelcome(services: Services, principal: Principal): string 
   };
   const ttl = leaseTtlMs(services);
   const steps = [
-    step(['system.register'], (t) => `Register yourself with ${t} (a stable \`instance_id\`, your roles).`),
+    step(['system.register'], (t) => `Register yourself with ${t} (a stable \`instanceId\`, your roles).`),
     step(
       ['system.heartbeat'],
       (t) =>

@@ -77,8 +77,22 @@ export const NewTaskSchema = record('task', {
   type: textOrNull.optional().transform((v) => v ?? null),
   metadata: metadataColumn,
   estimatedComplexity: complexity,
+  /** The principal that created the task (task.create's caller); lets its creator complete it unassigned. */
+  createdBy: textOrNull.optional().transform((v) => v ?? null),
 });
 export type NewTask = z.input<typeof NewTaskSchema>;
+
+/** At most this many tasks in one batch (task.batch_create). */
+export const MAX_TASK_BATCH = 100;
+
+/** Every task of a batch checked before anything is written; a bad one is refused naming its index and field. */
+export function checkNewTasks(tasks: unknown): z.output<typeof NewTaskSchema>[] {
+  if (!Array.isArray(tasks) || tasks.length === 0 || tasks.length > MAX_TASK_BATCH)
+    invalid(
+      `tasks must be an array of 1 to ${MAX_TASK_BATCH} tasks, got ${describe(tasks)}${Array.isArray(tasks) ? ` of ${tasks.length}` : ''}.`,
+    );
+  return tasks.map((task, i) => check(NewTaskSchema, task, `tasks[${i}]`));
+}
 
 /** A new task checked, as its row's fields; the store adds the id, times, status and version. */
 export function checkNewTask(task: unknown): z.output<typeof NewTaskSchema> {
@@ -98,6 +112,7 @@ export const TASK_PATCH_FIELDS = {
   completedAt: textOrNull,
   estimatedComplexity: complexity,
   assessment: assessmentColumn,
+  completedBy: textOrNull,
 } satisfies Record<string, z.ZodType>;
 export type TaskPatchField = keyof typeof TASK_PATCH_FIELDS;
 /** A patch checked field by field: each value as stored (JSON columns as text). */

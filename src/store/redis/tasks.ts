@@ -2,9 +2,12 @@
 // by type, by assignee) and by completion (`tasks:finished`); every write is one Lua script that keeps the indexes.
 import type { Redis } from 'ioredis';
 import type {
+  AttachResult,
   FinishedQuery,
   NewTask,
+  NewTaskAttachment,
   Task,
+  TaskAttachment,
   TaskComplexity,
   TaskFilter,
   TaskPage,
@@ -15,9 +18,11 @@ import type {
 } from '../contract.ts';
 import { checkClaim, claimId, type IdempotencyClaim, idempotencyRecord, type Once, replay } from '../idempotency.ts';
 import { checkString } from '../records/common.ts';
+import { checkNewAttachment, MAX_ATTACHMENTS_PER_TASK, toAttachment } from '../records/task-attachments.ts';
 import {
   checkFinishedQuery,
   checkNewTask,
+  checkNewTasks,
   checkStatuses,
   checkTaskFilter,
   checkTaskPatch,
@@ -31,6 +36,10 @@ export interface TaskScripts {
   sbTaskCreateOnce(key: string, claimKey: string, ...args: string[]): Promise<string | null>;
   sbTaskUpdate(key: string, ...args: string[]): Promise<[string, string[]?]>;
   sbTaskRelease(...args: string[]): Promise<string[]>;
+  sbTaskCreateMany(...args: string[]): Promise<number>;
+  sbTaskClaim(...args: string[]): Promise<string[] | null>;
+  sbTaskDelete(key: string, attachmentsKey: string, ...args: string[]): Promise<string[] | null>;
+  sbTaskAttach(key: string, attachmentsKey: string, ...args: string[]): Promise<'ok' | 'not_found' | 'full'>;
 }
 
 // Keys are derived from the prefix inside the scripts (one Redis server, not Cluster: see docs/scale-out.md).
@@ -53,9 +62,18 @@ export const TASK_SCRIPTS: ScriptDef<keyof TaskScripts>[] = [
   ['sbTaskUpdate', 1, ['task-index.lua', 'task-update.lua']],
   /** ARGV: prefix, instance id, updatedAt. Puts the instance's assigned / in-progress tasks back to pending. */
   ['sbTaskRelease', 0, ['task-index.lua', 'task-release.lua']],
+  /** ARGV: prefix, then per task its number of field/value pairs and the pairs ('id' first). All or none. */
+  ['sbTaskCreateMany', 0, ['task-index.lua', 'task-create-many.lua']],
+  /** ARGV: prefix, instance id, updatedAt. The next pending task becomes in_progress for the instance; its hash. */
+  ['sbTaskClaim', 0, ['task-index.lua', 'task-claim.lua']],
+  /** KEYS[1] task, KEYS[2] its attachments; ARGV: prefix. The task's hash as it was, or false. */
+  ['sbTaskDelete', 2, ['task-index.lua', 'task-delete.lua']],
+  /** KEYS[1] task, KEYS[2] its attachments; ARGV: key, record JSON, most per task. 'ok' | 'not_found' | 'full'. */
+  ['sbTaskAttach', 2, ['task-attach.lua']],
 ];
 
 type Client = Redis & TaskScripts;
+type CheckedNewTask = ReturnType<typeof checkNewTask>;
 
 /**
  * The list-order member of a task: priority descending, then id ascending (ids are time-sortable and carry the
@@ -76,6 +94,8 @@ function toTask(h: Record<string, string>): Task {
     estimatedComplexity: (h.estimatedComplexity as TaskComplexity | undefined) ?? null,
     assessment: h.assessment === undefined ? null : JSON.parse(h.assessment),
     assignedTo: h.assignedTo ?? null,
+    createdBy: h.createdBy ?? null,
+    completedBy: h.completedBy ?? null,
     result: h.result === undefined ? null : JSON.parse(h.result),
     error: h.error ?? null,
     createdAt: h.createdAt,
@@ -117,7 +137,14 @@ export class RedisTasks implements TaskStore {
 
   /** A checked new task: its key, its hash as field/value pairs (null fields left out), and the task itself. */
   private newTask(task: NewTask): { key: string; args: string[]; task: Task } {
-    const { text, priority, type, metadata, estimatedComplexity } = checkNewTask(task);
+    return this.newChecked(checkNewTask(task));
+  }
+
+  private newChecked({ text, priority, type, metadata, estimatedComplexity, createdBy }: CheckedNewTask): {
+    key: string;
+    args: string[];
+    task: Task;
+  } {
     const { id, time } = newTaskId();
     const at = new Date(time).toISOString();
     const fields: Record<string, string | null> = {
@@ -128,6 +155,7 @@ export class RedisTasks implements TaskStore {
       type,
       metadata,
       estimatedComplexity,
+      createdBy,
       createdAt: at,
       updatedAt: at,
       version: '1',
@@ -139,6 +167,57 @@ export class RedisTasks implements TaskStore {
       args,
       task: toTask(Object.fromEntries(args.flatMap((v, i) => (i % 2 ? [] : [[v, args[i + 1]]])))),
     };
+  }
+
+  async createMany(tasks: readonly NewTask[]): Promise<Task[]> {
+    const made = checkNewTasks(tasks).map((task) => this.newChecked(task));
+    const args = made.flatMap(({ args }) => [String(args.length / 2), ...args]);
+    await this.io(() => this.r.sbTaskCreateMany(this.P, ...args));
+    return made.map(({ task }) => task);
+  }
+
+  async claim(instanceId: string): Promise<Task | undefined> {
+    checkString(instanceId, 'instanceId');
+    const h = await this.io(() => this.r.sbTaskClaim(this.P, instanceId, new Date().toISOString()));
+    return h ? toTask(pairs(h)) : undefined;
+  }
+
+  async delete(id: string): Promise<Task | undefined> {
+    if (typeof id !== 'string') return undefined;
+    const h = await this.io(() => this.r.sbTaskDelete(`${this.P}task:${id}`, this.attachmentsKey(id), this.P));
+    return h ? toTask(pairs(h)) : undefined;
+  }
+
+  /** A task's attachments: one hash, key → record JSON, removed with the task by task-delete.lua. */
+  private attachmentsKey(taskId: string): string {
+    return `${this.P}task-attachments:${taskId}`;
+  }
+
+  async attach(attachment: NewTaskAttachment): Promise<AttachResult> {
+    const { taskId, key, stored } = checkNewAttachment(attachment);
+    const json = JSON.stringify(stored);
+    const reply = await this.io(() =>
+      this.r.sbTaskAttach(
+        `${this.P}task:${taskId}`,
+        this.attachmentsKey(taskId),
+        key,
+        json,
+        String(MAX_ATTACHMENTS_PER_TASK),
+      ),
+    );
+    return reply === 'ok' ? { ok: true, attachment: toAttachment(taskId, key, json) } : { ok: false, reason: reply };
+  }
+
+  async attachments(taskId: string): Promise<TaskAttachment[] | undefined> {
+    if (typeof taskId !== 'string') return undefined;
+    const [[e1, exists], [e2, all]] = ((await this.io(() =>
+      this.r.multi().exists(`${this.P}task:${taskId}`).hgetall(this.attachmentsKey(taskId)).exec(),
+    )) ?? []) as [Error | null, unknown][];
+    if (e1 || e2) throw e1 ?? e2;
+    if (!exists) return undefined;
+    return Object.entries(all as Record<string, string>)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([key, json]) => toAttachment(taskId, key, json));
   }
 
   async get(id: string): Promise<Task | undefined> {

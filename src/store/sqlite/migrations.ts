@@ -219,6 +219,18 @@ export const MIGRATIONS: readonly Migration[] = [
     DROP TABLE audit_seq;
     `);
   },
+  // 10: who created and who finished a task (a creator may complete its own unassigned task), and task
+  // attachments: named documents kept with a task, removed with it (task.delete deletes both in one transaction).
+  `
+  ALTER TABLE tasks ADD COLUMN created_by TEXT;
+  ALTER TABLE tasks ADD COLUMN completed_by TEXT;
+  CREATE TABLE task_attachments (
+    task_id TEXT NOT NULL,
+    key     TEXT NOT NULL,
+    record  TEXT NOT NULL CHECK (json_valid(record)),
+    PRIMARY KEY (task_id, key)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */

@@ -1,8 +1,12 @@
-// The task board in the SQLite store: rows, the patchable columns, keyset-paged lists and compare-and-set updates.
+// The task board in the SQLite store: rows, the patchable columns, keyset-paged lists, compare-and-set updates,
+// batches, the atomic claim and delete (attachments: task-attachments.ts, called inside these transactions).
 import type {
+  AttachResult,
   FinishedQuery,
   NewTask,
+  NewTaskAttachment,
   Task,
+  TaskAttachment,
   TaskComplexity,
   TaskFilter,
   TaskPage,
@@ -13,10 +17,12 @@ import type {
 } from '../contract.ts';
 import { checkClaim, type IdempotencyClaim, type Once, replay } from '../idempotency.ts';
 import { checkString } from '../records/common.ts';
+import { checkNewAttachment } from '../records/task-attachments.ts';
 import {
   type CheckedTaskPatch,
   checkFinishedQuery,
   checkNewTask,
+  checkNewTasks,
   checkStatuses,
   checkTaskFilter,
   checkTaskPatch,
@@ -25,6 +31,7 @@ import {
 } from '../records/tasks.ts';
 import type { Db, Statement } from './connection.ts';
 import { SqliteIdempotencyKeys } from './idempotency-keys.ts';
+import { SqliteTaskAttachments } from './task-attachments.ts';
 
 interface TaskRow {
   id: string;
@@ -42,6 +49,8 @@ interface TaskRow {
   version: number;
   estimated_complexity: TaskComplexity | null;
   assessment: string | null;
+  created_by: string | null;
+  completed_by: string | null;
 }
 
 function toTask(row: TaskRow): Task {
@@ -55,6 +64,8 @@ function toTask(row: TaskRow): Task {
     estimatedComplexity: row.estimated_complexity,
     assessment: row.assessment === null ? null : JSON.parse(row.assessment),
     assignedTo: row.assigned_to,
+    createdBy: row.created_by,
+    completedBy: row.completed_by,
     result: row.result === null ? null : JSON.parse(row.result),
     error: row.error,
     createdAt: row.created_at,
@@ -66,9 +77,10 @@ function toTask(row: TaskRow): Task {
 
 /** A checked patch as columns. */
 function patchColumns(patch: CheckedTaskPatch): Partial<TaskRow> {
-  const { assignedTo, completedAt, estimatedComplexity, ...same } = patch;
+  const { assignedTo, completedAt, estimatedComplexity, completedBy, ...same } = patch;
   const columns: Partial<TaskRow> = same;
   if (assignedTo !== undefined) columns.assigned_to = assignedTo;
+  if (completedBy !== undefined) columns.completed_by = completedBy;
   if (completedAt !== undefined) columns.completed_at = completedAt;
   if (estimatedComplexity !== undefined) columns.estimated_complexity = estimatedComplexity;
   return columns;
@@ -89,15 +101,15 @@ export class SqliteTasks implements TaskStore {
   ) {
     this.keys = new SqliteIdempotencyKeys(db);
     this.insert = db.prepare(
-      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version, estimated_complexity, assessment)
-       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version, @estimated_complexity, @assessment)`,
+      `INSERT INTO tasks (id, text, priority, status, type, metadata, assigned_to, result, error, created_at, updated_at, completed_at, version, estimated_complexity, assessment, created_by, completed_by)
+       VALUES (@id, @text, @priority, @status, @type, @metadata, @assigned_to, @result, @error, @created_at, @updated_at, @completed_at, @version, @estimated_complexity, @assessment, @created_by, @completed_by)`,
     );
     this.byId = db.prepare('SELECT * FROM tasks WHERE id = ?');
     this.write = db.prepare(
       `UPDATE tasks SET text = @text, priority = @priority, status = @status, type = @type, metadata = @metadata,
          assigned_to = @assigned_to, result = @result, error = @error, updated_at = @updated_at,
          completed_at = @completed_at, version = @version, estimated_complexity = @estimated_complexity,
-         assessment = @assessment
+         assessment = @assessment, completed_by = @completed_by
        WHERE id = @id AND version = @expected`,
     );
     this.release = db.prepare(
@@ -105,6 +117,15 @@ export class SqliteTasks implements TaskStore {
        WHERE assigned_to = @instance AND status IN ('assigned', 'in_progress')
        RETURNING id`,
     );
+    // One statement, so atomic even across processes sharing the file: the subquery and the write see the same
+    // snapshot under the write lock, and tasks_by_status serves the "first pending" seek.
+    this.claimNext = db.prepare(
+      `UPDATE tasks SET status = 'in_progress', assigned_to = @instance, updated_at = @now, version = version + 1
+       WHERE id = (SELECT id FROM tasks WHERE status = 'pending' ORDER BY priority DESC, created_at, id LIMIT 1)
+       RETURNING *`,
+    );
+    this.remove = db.prepare('DELETE FROM tasks WHERE id = ? RETURNING *');
+    this.attachmentStore = new SqliteTaskAttachments(db);
     this.finishedSince = db.prepare(
       `SELECT * FROM tasks WHERE completed_at IS NOT NULL AND completed_at >= @since AND (@type IS NULL OR type = @type)
        ORDER BY completed_at DESC, id DESC LIMIT @limit`,
@@ -112,6 +133,54 @@ export class SqliteTasks implements TaskStore {
   }
 
   private readonly finishedSince: Statement;
+  private readonly claimNext: Statement;
+  private readonly remove: Statement;
+  private readonly attachmentStore: SqliteTaskAttachments;
+
+  async createMany(tasks: readonly NewTask[]): Promise<Task[]> {
+    this.live();
+    const rows = checkNewTasks(tasks).map((task) => this.newRow(task));
+    this.db.transaction(() => {
+      for (const row of rows) this.insert.run(row);
+    })();
+    return rows.map(toTask);
+  }
+
+  async claim(instanceId: string): Promise<Task | undefined> {
+    this.live();
+    const row = this.claimNext.get({ instance: checkString(instanceId, 'instanceId'), now: new Date().toISOString() });
+    return row ? toTask(row as TaskRow) : undefined;
+  }
+
+  async delete(id: string): Promise<Task | undefined> {
+    this.live();
+    if (typeof id !== 'string') return undefined;
+    const row = this.db
+      .transaction(() => {
+        this.attachmentStore.removeAll(id);
+        return this.remove.get(id) as TaskRow | undefined;
+      })
+      .immediate();
+    return row && toTask(row);
+  }
+
+  async attach(attachment: NewTaskAttachment): Promise<AttachResult> {
+    this.live();
+    const checked = checkNewAttachment(attachment);
+    return this.db
+      .transaction(() =>
+        this.byId.get(checked.taskId)
+          ? this.attachmentStore.put(checked)
+          : ({ ok: false, reason: 'not_found' } as const),
+      )
+      .immediate();
+  }
+
+  async attachments(taskId: string): Promise<TaskAttachment[] | undefined> {
+    this.live();
+    if (typeof taskId !== 'string' || !this.byId.get(taskId)) return undefined;
+    return this.attachmentStore.all(taskId);
+  }
 
   async finished(query: FinishedQuery): Promise<Task[]> {
     this.live();
@@ -120,7 +189,7 @@ export class SqliteTasks implements TaskStore {
 
   async create(task: NewTask): Promise<Task> {
     this.live();
-    const row = this.newRow(task);
+    const row = this.newRow(checkNewTask(task));
     this.insert.run(row);
     return toTask(row);
   }
@@ -128,7 +197,7 @@ export class SqliteTasks implements TaskStore {
   async createOnce(task: NewTask, claim: IdempotencyClaim): Promise<Once<Task>> {
     this.live();
     const checked = checkClaim(claim);
-    const row = this.newRow(task);
+    const row = this.newRow(checkNewTask(task));
     return this.db
       .transaction((): Once<Task> => {
         const seen = this.keys.find(checked);
@@ -142,8 +211,14 @@ export class SqliteTasks implements TaskStore {
   }
 
   /** A checked new task as a row: pending, version 1, with a fresh id. */
-  private newRow(task: NewTask): TaskRow {
-    const { text, priority, type, metadata, estimatedComplexity } = checkNewTask(task);
+  private newRow({
+    text,
+    priority,
+    type,
+    metadata,
+    estimatedComplexity,
+    createdBy,
+  }: ReturnType<typeof checkNewTask>): TaskRow {
     const { id, time } = newTaskId();
     const at = new Date(time).toISOString();
     const row: TaskRow = {
@@ -162,6 +237,8 @@ export class SqliteTasks implements TaskStore {
       version: 1,
       estimated_complexity: estimatedComplexity,
       assessment: null,
+      created_by: createdBy,
+      completed_by: null,
     };
     return row;
   }

@@ -142,8 +142,8 @@ describe('switchboard://tools', () => {
 describe('switchboard://events', () => {
   it('returns recent events, oldest first, with calls summarised', async () => {
     hub = await testHub();
-    await hub.value('system.register', { instance_id: 'w1', roles: [] });
-    await hub.call('system.heartbeat', { instance_id: 'ghost' });
+    await hub.value('system.register', { instanceId: 'w1', roles: [] });
+    await hub.call('system.heartbeat', { instanceId: 'ghost' });
     const { mimeType, text } = await until(
       async () => {
         const got = await read(hub!, 'switchboard://events');

@@ -90,7 +90,7 @@ describe('system.register and system.heartbeat', () => {
     hub = await testHub();
     const events = recordEvents(hub, 'instance.registered');
     const before = Date.now();
-    const inst = await hub.value('system.register', { instance_id: 'claude-1', roles: ['coder'] });
+    const inst = await hub.value('system.register', { instanceId: 'claude-1', roles: ['coder'] });
     expect(inst).toMatchObject({ id: 'claude-1', roles: ['coder'], ttlMs: 30_000 });
     expect(Date.parse(inst.expiresAt)).toBeGreaterThanOrEqual(before + 30_000);
     expect(events).toEqual([
@@ -100,41 +100,41 @@ describe('system.register and system.heartbeat', () => {
 
   it('replaces the roles when an instance registers again', async () => {
     hub = await testHub();
-    await hub.value('system.register', { instance_id: 'w1', roles: ['a'] });
-    const again = await hub.value('system.register', { instance_id: 'w1', roles: ['b'] });
+    await hub.value('system.register', { instanceId: 'w1', roles: ['a'] });
+    const again = await hub.value('system.register', { instanceId: 'w1', roles: ['b'] });
     expect(again.roles).toEqual(['b']);
     expect((await hub.services.store.instances.list()).map((i) => i.id)).toEqual(['w1']);
   });
 
   it('rejects an instance id with spaces, naming the field', async () => {
     hub = await testHub();
-    const out = await hub.call('system.register', { instance_id: 'has space', roles: [] });
+    const out = await hub.call('system.register', { instanceId: 'has space', roles: [] });
     expect(out.ok).toBe(false);
     if (out.ok) return;
     expect(out.error.code).toBe('INVALID_INPUT');
-    expect(out.error.message).toContain('instance_id');
+    expect(out.error.message).toContain('instanceId');
   });
 
   it('rejects an instance id longer than 128 characters', async () => {
     hub = await testHub();
-    const out = await hub.call('system.register', { instance_id: 'x'.repeat(129), roles: [] });
+    const out = await hub.call('system.register', { instanceId: 'x'.repeat(129), roles: [] });
     expect(out.ok ? undefined : out.error.code).toBe('INVALID_INPUT');
   });
 
   it('extends the lease on heartbeat', async () => {
     hub = await testHub();
     freezeClock();
-    const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    const inst = await hub.value('system.register', { instanceId: 'w1', roles: [] });
     later(5);
-    const beat = await hub.value('system.heartbeat', { instance_id: 'w1' });
-    expect(beat.instance_id).toBe('w1');
+    const beat = await hub.value('system.heartbeat', { instanceId: 'w1' });
+    expect(beat.instanceId).toBe('w1');
     expect(beat.ttlMs).toBe(30_000);
     expect(Date.parse(beat.expiresAt)).toBeGreaterThan(Date.parse(inst.expiresAt));
   });
 
   it('answers NOT_FOUND for a heartbeat of an unknown instance', async () => {
     hub = await testHub();
-    const out = await hub.call('system.heartbeat', { instance_id: 'ghost' });
+    const out = await hub.call('system.heartbeat', { instanceId: 'ghost' });
     expect(out).toEqual({
       ok: false,
       error: expect.objectContaining({
@@ -149,8 +149,8 @@ describe('instance expiry', () => {
   it('the sweep removes expired instances, releases their tasks and publishes instance.expired', async () => {
     hub = await testHub();
     const events = recordEvents(hub, 'instance.expired');
-    await hub.value('system.register', { instance_id: 'w1', roles: [] });
-    await hub.value('system.register', { instance_id: 'w2', roles: [] });
+    await hub.value('system.register', { instanceId: 'w1', roles: [] });
+    await hub.value('system.register', { instanceId: 'w2', roles: [] });
     const t1 = await assignedTask(hub, 'w1');
     const t2 = await assignedTask(hub, 'w1', 'in_progress');
     const other = await assignedTask(hub, 'w2');
@@ -174,19 +174,19 @@ describe('instance expiry', () => {
       expect.objectContaining({ type: 'instance.expired', id: 'w1', released: expect.arrayContaining([t1, t2]) }),
     ]);
 
-    const beat = await hub.call('system.heartbeat', { instance_id: 'w1' });
+    const beat = await hub.call('system.heartbeat', { instanceId: 'w1' });
     expect(beat.ok ? undefined : beat.error.code).toBe('NOT_FOUND');
   });
 
   it('with a tiny configured ttl, a late heartbeat fails and get_state shows the tasks back to pending', async () => {
     hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 150\n') });
     freezeClock();
-    const inst = await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    const inst = await hub.value('system.register', { instanceId: 'w1', roles: [] });
     expect(inst.ttlMs).toBe(150);
     const task = await assignedTask(hub, 'w1');
     later(250);
 
-    const beat = await hub.call('system.heartbeat', { instance_id: 'w1' });
+    const beat = await hub.call('system.heartbeat', { instanceId: 'w1' });
     expect(beat.ok).toBe(false);
     if (!beat.ok)
       expect(beat.error).toMatchObject({
@@ -202,7 +202,7 @@ describe('instance expiry', () => {
   it('expires leases in the background without any call', async () => {
     hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 150\n') });
     const events = recordEvents(hub, 'instance.expired');
-    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    await hub.value('system.register', { instanceId: 'w1', roles: [] });
     const task = await assignedTask(hub, 'w1');
     await until(() => events.length > 0, { timeoutMs: 3000, what: 'an instance.expired event' });
     expect(events[0]).toMatchObject({ id: 'w1', released: [task] });
@@ -212,11 +212,11 @@ describe('instance expiry', () => {
   it('keeps an instance alive while it heartbeats', async () => {
     hub = await testHub({ cwd: projectWith('[system]\ninstance_ttl_ms = 400\n') });
     freezeClock();
-    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    await hub.value('system.register', { instanceId: 'w1', roles: [] });
     // 5 × 100 ms outlives one 400 ms lease, so only the heartbeats keep it.
     for (let i = 0; i < 5; i++) {
       later(100);
-      await hub.value('system.heartbeat', { instance_id: 'w1' });
+      await hub.value('system.heartbeat', { instanceId: 'w1' });
     }
     expect((await hub.value('system.get_state')).instances.map((i: { id: string }) => i.id)).toEqual(['w1']);
   });
@@ -225,7 +225,7 @@ describe('instance expiry', () => {
 describe('system.get_state', () => {
   it('lists instances, counts tasks per status and shows recent events without call payloads', async () => {
     hub = await testHub();
-    await hub.value('system.register', { instance_id: 'w1', roles: ['coder'] });
+    await hub.value('system.register', { instanceId: 'w1', roles: ['coder'] });
     const { store } = hub.services;
     for (let i = 0; i < 3; i++) await store.tasks.create({ text: `p${i}`, priority: 10 });
     await assignedTask(hub, 'w1');
@@ -287,8 +287,8 @@ describe('system.metrics', () => {
     hub = await testHub();
     await hub.value('system.health');
     await hub.value('system.health');
-    await hub.call('system.heartbeat', { instance_id: 'ghost' });
-    await hub.call('system.register', { instance_id: 'bad id' });
+    await hub.call('system.heartbeat', { instanceId: 'ghost' });
+    await hub.call('system.register', { instanceId: 'bad id' });
     const m = await hub.value('system.metrics');
     expect(m.capabilities['system.health']).toMatchObject({ calls: 2, errors: 0, inFlight: 0 });
     expect(m.capabilities['system.heartbeat']).toMatchObject({ calls: 1, errors: 1 });
@@ -410,7 +410,7 @@ describe('system.config', () => {
     expect(out).toMatchObject({ persisted: false, config: { system: { instance_ttl_ms: 60_000 } } });
     expect(out.file).toBeUndefined();
     expect(hub.services.config.get()).toMatchObject({ system: { instance_ttl_ms: 60_000 } });
-    expect((await hub.value('system.register', { instance_id: 'w1', roles: [] })).ttlMs).toBe(60_000);
+    expect((await hub.value('system.register', { instanceId: 'w1', roles: [] })).ttlMs).toBe(60_000);
     expect(events).toEqual([expect.objectContaining({ type: 'config.changed', at: expect.any(String) })]);
     expect(readFileSync(hub.services.config.projectFile, 'utf8')).toBe(COMMENTED);
   });
@@ -520,7 +520,7 @@ describe('system.config', () => {
     hub = await testHub();
     const events = recordEvents(hub, 'instance.expired');
     await hub.value('system.config', { action: 'patch', patch: { system: { instance_ttl_ms: 150 } } });
-    await hub.value('system.register', { instance_id: 'w1', roles: [] });
+    await hub.value('system.register', { instanceId: 'w1', roles: [] });
     // With the default 30 s ttl the timer ticks every second; after the patch it ticks every ~37 ms.
     await until(() => events.length > 0, { timeoutMs: 700, what: 'an instance.expired event' });
   });

@@ -7,7 +7,7 @@ import { type TestHub, testHub } from '../../helpers/hub.ts';
 let hub: TestHub;
 beforeEach(async () => {
   hub = await testHub();
-  await hub.value('system.register', { instance_id: 'w1', roles: ['agent'] });
+  await hub.value('system.register', { instanceId: 'w1', roles: ['agent'] });
 });
 afterEach(async () => {
   await hub.close();
@@ -17,7 +17,7 @@ const tick = () => new Promise((r) => setTimeout(r, 5));
 
 async function open(input: Record<string, unknown>): Promise<string> {
   const task = await hub.value('task.create', { text: 'work', ...input });
-  await hub.value('task.assign', { id: task.id, instance_id: 'w1' });
+  await hub.value('task.assign', { id: task.id, instanceId: 'w1' });
   await tick();
   return task.id;
 }
@@ -38,13 +38,13 @@ async function hookRun(ok: boolean, directory = 'packages/a') {
 
 describe('task.create and task.complete', () => {
   it('records the estimated complexity and the self-assessment on the task', async () => {
-    const id = await open({ type: 'implementation', estimated_complexity: 'moderate' });
+    const id = await open({ type: 'implementation', estimatedComplexity: 'moderate' });
     const done = await hub.value('task.complete', {
       id,
       outcome: 'partial',
       confidence: 0.7,
-      files_modified: ['src/a.ts'],
-      tests_added: 2,
+      filesModified: ['src/a.ts'],
+      testsAdded: 2,
       notes: 'one edge case left',
     });
     expect(done).toMatchObject({
@@ -67,17 +67,17 @@ describe('task.create and task.complete', () => {
   });
 
   it('refuses a bad complexity, an out-of-range confidence, and an assessment without outcome, naming the field', async () => {
-    const bad = await hub.call('task.create', { text: 'x', estimated_complexity: 'huge' });
+    const bad = await hub.call('task.create', { text: 'x', estimatedComplexity: 'huge' });
     expect(bad).toMatchObject({
       ok: false,
-      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/estimated_complexity/) },
+      error: { code: 'INVALID_INPUT', message: expect.stringMatching(/estimatedComplexity/) },
     });
     const id = await open({});
     for (const [input, field] of [
       [{ outcome: 'success', confidence: 1.5 }, 'confidence'],
       [{ outcome: 'done' }, 'outcome'],
       [{ confidence: 0.5 }, 'outcome'],
-      [{ outcome: 'success', tests_added: -1 }, 'tests_added'],
+      [{ outcome: 'success', testsAdded: -1 }, 'testsAdded'],
     ] as const) {
       const out = await hub.call('task.complete', { id, ...input });
       expect(out).toMatchObject({
@@ -92,11 +92,11 @@ describe('task.create and task.complete', () => {
 describe('task.metrics', () => {
   /** Five finished tasks with known numbers, and one still open. */
   async function scenario() {
-    const t1 = await open({ type: 'implementation', estimated_complexity: 'simple' });
+    const t1 = await open({ type: 'implementation', estimatedComplexity: 'simple' });
     await hookRun(false);
     await hub.value('task.complete', { id: t1, outcome: 'success', confidence: 0.9 });
     await tick();
-    const t2 = await open({ type: 'fix', estimated_complexity: 'complex' });
+    const t2 = await open({ type: 'fix', estimatedComplexity: 'complex' });
     await hookRun(false);
     await hookRun(true);
     await hub.value('task.complete', { id: t2, outcome: 'partial', confidence: 0.8 });

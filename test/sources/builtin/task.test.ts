@@ -6,6 +6,9 @@ import type { Outcome } from '../../../src/core/pipeline.ts';
 import type { Task } from '../../../src/store/contract.ts';
 import { ADMIN, type TestHub, testHub } from '../../helpers/hub.ts';
 
+/** A principal that did not create the test's tasks (they are created as ADMIN). */
+const OTHER = { id: 'someone-else', roles: ['*'] };
+
 let hub: TestHub;
 let events: HubEvent[];
 
@@ -30,7 +33,7 @@ async function taskIn(status: Task['status']): Promise<Task> {
   if (status === 'pending') return task;
   if (status === 'failed') return hub.value('task.fail', { id: task.id, reason: 'not needed' });
   await live();
-  const assigned = await hub.value<Task>('task.assign', { id: task.id, instance_id: 'w1' });
+  const assigned = await hub.value<Task>('task.assign', { id: task.id, instanceId: 'w1' });
   if (status === 'assigned') return assigned;
   const started = await hub.value<Task>('task.start', { id: task.id });
   if (status === 'in_progress') return started;
@@ -54,13 +57,19 @@ describe('task catalog', () => {
     const tools = hub.services.registry.list().filter((e) => e.capability.name.startsWith('task.'));
     expect(tools.map((e) => e.capability.name)).toEqual([
       'task.assign',
+      'task.attach',
+      'task.attachments',
+      'task.batch_create',
+      'task.claim',
       'task.complete',
       'task.create',
+      'task.delete',
       'task.fail',
       'task.get',
       'task.list',
       'task.metrics',
       'task.start',
+      'task.unassign',
       'task.update',
     ]);
     for (const { capability, tool } of tools) {
@@ -72,7 +81,7 @@ describe('task catalog', () => {
       expect(tool.annotations).toMatchObject({ openWorldHint: false });
     }
     const readOnly = tools.filter((e) => e.tool.annotations?.readOnlyHint).map((e) => e.capability.name);
-    expect(readOnly).toEqual(['task.get', 'task.list', 'task.metrics']);
+    expect(readOnly).toEqual(['task.attachments', 'task.get', 'task.list', 'task.metrics']);
   });
 
   it('advertises the create defaults and limits in its JSON Schema', () => {
@@ -135,10 +144,10 @@ describe('task.create with an idempotency key', () => {
     hub.pipeline.call({ principal, name: 'task.create', input, transport: 'http', meta });
 
   it('answers a retry with the same key and input with the first task, creating and announcing it once', async () => {
-    const first = await create({ idempotency_key: 'req-1', priority: 7 });
-    const again = await create({ idempotency_key: 'req-1', priority: 7 });
+    const first = await create({ idempotencyKey: 'req-1', priority: 7 });
+    const again = await create({ idempotencyKey: 'req-1', priority: 7 });
     expect(again).toEqual(first);
-    expect(first).not.toHaveProperty('idempotency_key');
+    expect(first).not.toHaveProperty('idempotencyKey');
     expect((await hub.value('task.list')).tasks.map((t: Task) => t.id)).toEqual([first.id]);
     expect(events.filter((e) => e.action === 'create')).toHaveLength(1);
     // Without a key, every call creates.
@@ -150,7 +159,7 @@ describe('task.create with an idempotency key', () => {
   it('takes the key from MCP _meta "switchboard/idempotency-key" as well, the same key as the input field', async () => {
     const viaMeta = await withMeta({ text: 'Write the README' }, { 'switchboard/idempotency-key': 'req-2' });
     expect(viaMeta.ok).toBe(true);
-    expect(await create({ idempotency_key: 'req-2' })).toEqual(viaMeta.ok && viaMeta.value);
+    expect(await create({ idempotencyKey: 'req-2' })).toEqual(viaMeta.ok && viaMeta.value);
     expect((await hub.value('task.list')).tasks).toHaveLength(1);
   });
 
@@ -168,8 +177,8 @@ describe('task.create with an idempotency key', () => {
   });
 
   it('refuses a key reused with different input with CONFLICT saying so, and creates nothing', async () => {
-    await create({ idempotency_key: 'req-3', text: 'first' });
-    const out = await hub.call('task.create', { idempotency_key: 'req-3', text: 'second' });
+    await create({ idempotencyKey: 'req-3', text: 'first' });
+    const out = await hub.call('task.create', { idempotencyKey: 'req-3', text: 'second' });
     expectError(
       out,
       'CONFLICT',
@@ -180,16 +189,16 @@ describe('task.create with an idempotency key', () => {
   });
 
   it('refuses a malformed key, or two different keys, with INVALID_INPUT saying what is expected', async () => {
-    expectError(await hub.call('task.create', { text: 'x', idempotency_key: '' }), 'INVALID_INPUT', 'idempotency_key');
+    expectError(await hub.call('task.create', { text: 'x', idempotencyKey: '' }), 'INVALID_INPUT', 'idempotencyKey');
     expectError(
       await withMeta({ text: 'x' }, { 'switchboard/idempotency-key': 42 }),
       'INVALID_INPUT',
       '_meta "switchboard/idempotency-key" (or the Idempotency-Key header): Invalid input: expected string',
     );
     expectError(
-      await withMeta({ text: 'x', idempotency_key: 'a' }, { 'switchboard/idempotency-key': 'b' }),
+      await withMeta({ text: 'x', idempotencyKey: 'a' }, { 'switchboard/idempotency-key': 'b' }),
       'INVALID_INPUT',
-      "idempotency_key 'a' and _meta \"switchboard/idempotency-key\" (or the Idempotency-Key header) 'b' differ",
+      "idempotencyKey 'a' and _meta \"switchboard/idempotency-key\" (or the Idempotency-Key header) 'b' differ",
     );
     expect((await hub.value('task.list')).tasks).toEqual([]);
   });
@@ -343,7 +352,7 @@ describe('task lifecycle', () => {
   it('walks pending → assigned → in_progress → completed with a result', async () => {
     const task = await create();
     await live('w1');
-    const assigned = await hub.value<Task>('task.assign', { id: task.id, instance_id: 'w1' });
+    const assigned = await hub.value<Task>('task.assign', { id: task.id, instanceId: 'w1' });
     expect(assigned).toMatchObject({ status: 'assigned', assignedTo: 'w1', version: 2 });
     const started = await hub.value<Task>('task.start', { id: task.id });
     expect(started).toMatchObject({ status: 'in_progress', assignedTo: 'w1', version: 3 });
@@ -381,21 +390,27 @@ describe('task lifecycle', () => {
     [
       'task.assign',
       'assigned',
-      { instance_id: 'w1' },
+      { instanceId: 'w1' },
       'cannot be assigned',
-      ['task.complete', 'task.fail', 'task.start', 'task.update'],
+      ['task.complete', 'task.fail', 'task.start', 'task.unassign', 'task.update'],
     ],
     [
       'task.assign',
       'in_progress',
-      { instance_id: 'w1' },
+      { instanceId: 'w1' },
       'cannot be assigned',
-      ['task.complete', 'task.fail', 'task.update'],
+      ['task.complete', 'task.fail', 'task.unassign', 'task.update'],
     ],
-    ['task.assign', 'completed', { instance_id: 'w1' }, 'cannot be assigned', []],
-    ['task.assign', 'failed', { instance_id: 'w1' }, 'cannot be assigned', []],
+    ['task.assign', 'completed', { instanceId: 'w1' }, 'cannot be assigned', []],
+    ['task.assign', 'failed', { instanceId: 'w1' }, 'cannot be assigned', []],
     ['task.start', 'pending', {}, 'cannot be started', ['task.assign', 'task.fail', 'task.update']],
-    ['task.start', 'in_progress', {}, 'cannot be started', ['task.complete', 'task.fail', 'task.update']],
+    [
+      'task.start',
+      'in_progress',
+      {},
+      'cannot be started',
+      ['task.complete', 'task.fail', 'task.unassign', 'task.update'],
+    ],
     ['task.start', 'completed', {}, 'cannot be started', []],
     ['task.start', 'failed', {}, 'cannot be started', []],
     ['task.complete', 'pending', {}, 'cannot be completed', ['task.assign', 'task.fail', 'task.update']],
@@ -409,8 +424,9 @@ describe('task lifecycle', () => {
     async (name, status, extra, phrase, allowed) => {
       const task = await taskIn(status);
       await live('w1');
+      // Completing a pending task is refused to anyone but its creator (the creator's case: task-claudebench.test.ts).
       const error = expectError(
-        await hub.call(name, { id: task.id, ...extra }),
+        await hub.call(name, { id: task.id, ...extra }, OTHER),
         'CONFLICT',
         `Task '${task.id}' is ${status}`,
         phrase,
@@ -423,7 +439,7 @@ describe('task lifecycle', () => {
   );
 
   it.each([
-    ['task.assign', { instance_id: 'w1' }],
+    ['task.assign', { instanceId: 'w1' }],
     ['task.start', {}],
     ['task.complete', {}],
     ['task.fail', { reason: 'x' }],
@@ -437,12 +453,12 @@ describe('task.assign', () => {
   it('refuses an instance that never registered, naming it', async () => {
     const task = await create();
     const error = expectError(
-      await hub.call('task.assign', { id: task.id, instance_id: 'ghost' }),
+      await hub.call('task.assign', { id: task.id, instanceId: 'ghost' }),
       'NOT_FOUND',
       "Instance 'ghost'",
       'system.register',
     );
-    expect(error.details).toEqual({ instance_id: 'ghost' });
+    expect(error.details).toEqual({ instanceId: 'ghost' });
     expect(await hub.value('task.get', { id: task.id })).toMatchObject({ status: 'pending', version: 1 });
   });
 
@@ -454,7 +470,7 @@ describe('task.assign', () => {
       await hub.services.store.instances.register('w-old', [], 1);
       vi.setSystemTime(Date.now() + 20);
       expectError(
-        await hub.call('task.assign', { id: task.id, instance_id: 'w-old' }),
+        await hub.call('task.assign', { id: task.id, instanceId: 'w-old' }),
         'NOT_FOUND',
         "Instance 'w-old'",
         'expired',
@@ -464,16 +480,16 @@ describe('task.assign', () => {
     }
   });
 
-  it('requires instance_id', async () => {
+  it('without instanceId, refuses when no instance is live, saying how one registers', async () => {
     const task = await create();
-    expectError(await hub.call('task.assign', { id: task.id }), 'INVALID_INPUT', 'instance_id');
+    expectError(await hub.call('task.assign', { id: task.id }), 'NOT_FOUND', 'No live instance', 'system.register');
   });
 
   it('lets only one of two racing assignments win', async () => {
     const task = await create();
     await live('w1');
     await live('w2');
-    const outs = await Promise.all(['w1', 'w2'].map((w) => hub.call('task.assign', { id: task.id, instance_id: w })));
+    const outs = await Promise.all(['w1', 'w2'].map((w) => hub.call('task.assign', { id: task.id, instanceId: w })));
     expect(outs.filter((o) => o.ok)).toHaveLength(1);
     const loser = outs.find((o) => !o.ok);
     expect(loser && !loser.ok && loser.error.code).toBe('CONFLICT');
@@ -485,7 +501,7 @@ describe('task.changed events', () => {
     const task = await create();
     await live('w1');
     await hub.value('task.update', { id: task.id, priority: 60 });
-    await hub.value('task.assign', { id: task.id, instance_id: 'w1' });
+    await hub.value('task.assign', { id: task.id, instanceId: 'w1' });
     await hub.value('task.start', { id: task.id });
     const done = await hub.value<Task>('task.complete', { id: task.id });
     const other = await create();
@@ -509,7 +525,7 @@ describe('task.changed events', () => {
     events.length = 0;
     await hub.call('task.get', { id: task.id });
     await hub.call('task.list', {});
-    await hub.call('task.complete', { id: task.id });
+    await hub.call('task.complete', { id: task.id }, OTHER);
     await hub.call('task.update', { id: 't-x', text: 'y' });
     expect(events).toEqual([]);
   });

@@ -11,26 +11,26 @@ export const systemHeartbeat = defineCapability({
   title: 'Heartbeat',
   description:
     'Keep a registered instance alive: extends its lease by ttlMs from now. Call it at least every ttlMs/2. If the lease already ended the call fails with NOT_FOUND; call system.register again (tasks it held have returned to pending).',
-  input: z.object({ instance_id: InstanceIdSchema }),
+  input: z.object({ instanceId: InstanceIdSchema }),
   output: z.object({
-    instance_id: z.string(),
+    instanceId: z.string(),
     expiresAt: z.string().describe('ISO time at which the lease now ends.'),
     ttlMs: z.number().int().positive(),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handle: async ({ instance_id }, ctx) => {
+  handle: async ({ instanceId }, ctx) => {
     const { services } = ctx;
     // Expire first: whether a late heartbeat succeeds must not depend on when the timer last ran.
     await sweepExpiredInstances(services);
     const ttlMs = leaseTtlMs(services);
-    const instance = await services.store.instances.heartbeat(instance_id, ttlMs);
+    const instance = await services.store.instances.heartbeat(instanceId, ttlMs);
     if (!instance) {
       throw new SwitchboardError(
         'NOT_FOUND',
-        `Instance '${instance_id}' is not registered (or its lease expired); call system.register first.`,
-        { instance_id },
+        `Instance '${instanceId}' is not registered (or its lease expired); call system.register first.`,
+        { instanceId },
       );
     }
-    return { instance_id, expiresAt: new Date(instance.expiresAt).toISOString(), ttlMs };
+    return { instanceId, expiresAt: new Date(instance.expiresAt).toISOString(), ttlMs };
   },
 });

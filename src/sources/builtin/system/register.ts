@@ -9,9 +9,9 @@ export const systemRegister = defineCapability({
   name: 'system.register',
   title: 'Register instance',
   description:
-    'Register this agent or worker with the hub so tasks can be assigned to it. Registering again with the same instance_id refreshes the lease and replaces its roles. The lease lasts ttlMs; keep it alive with system.heartbeat, or its assigned tasks go back to pending.',
+    'Register this agent or worker with the hub so tasks can be assigned to it. Registering again with the same instanceId refreshes the lease and replaces its roles. The lease lasts ttlMs; keep it alive with system.heartbeat, or its assigned tasks go back to pending.',
   input: z.object({
-    instance_id: InstanceIdSchema,
+    instanceId: InstanceIdSchema,
     roles: z
       .array(z.string().min(1).max(64))
       .max(32)
@@ -22,12 +22,12 @@ export const systemRegister = defineCapability({
     ttlMs: z.number().int().positive().describe('Lease length; heartbeat well before it ends.'),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  handle: async ({ instance_id, roles }, ctx) => {
+  handle: async ({ instanceId, roles }, ctx) => {
     const { services } = ctx;
     // Sweep first so a re-registration after expiry starts from a clean slate (its old tasks released).
     await sweepExpiredInstances(services);
     const ttlMs = leaseTtlMs(services);
-    const instance = await services.store.instances.register(instance_id, roles, ttlMs);
+    const instance = await services.store.instances.register(instanceId, roles, ttlMs);
     services.bus.publish({
       type: 'instance.registered',
       id: instance.id,

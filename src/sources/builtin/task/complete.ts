@@ -2,15 +2,25 @@
 // completed is final; the assessment (outcome, confidence, files, tests, notes) feeds task.metrics calibration.
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
-import { TASK_OUTCOMES, type TaskAssessment } from '../../../store/contract.ts';
-import { TaskIdSchema, TaskSchema, transition } from './shared.ts';
+import { SwitchboardError } from '../../../core/errors.ts';
+import { TASK_OUTCOMES, type Task, type TaskAssessment } from '../../../store/contract.ts';
+import { illegalTransition, LIFECYCLE, TaskIdSchema, TaskSchema, taskNotFound, transition } from './shared.ts';
+
+/** A pending task completed by someone other than its creator: the lifecycle's refusal, plus who may skip it. */
+function pendingNotYours(task: Task, principal: string): SwitchboardError {
+  const base = illegalTransition(task, 'complete');
+  const who = task.createdBy
+    ? `Only its creator ('${task.createdBy}') may complete it unassigned; you are '${principal}'.`
+    : 'It has no recorded creator, so it must be assigned first.';
+  return new SwitchboardError('CONFLICT', `${base.message} ${who}`, base.details);
+}
 
 /** `task.complete` — assigned | in_progress → completed. */
 export const taskComplete = defineCapability({
   name: 'task.complete',
   title: 'Complete task',
   description:
-    'Mark an assigned or in_progress task as completed, optionally recording a result (any JSON: a summary string, file paths, a PR url) and an honest self-assessment: outcome (success, partial, failure), confidence 0..1 that the outcome is what you say, files_modified, tests_added and notes. task.metrics compares stated confidence with outcomes and with the plugin hook results (lint, tests) recorded while the task was open. Completed is final. A pending task must be assigned first (task.assign); if the work could not be done at all, use task.fail instead.',
+    'Mark an assigned or in_progress task as completed, optionally recording a result (any JSON: a summary string, file paths, a PR url) and an honest self-assessment: outcome (success, partial, failure), confidence 0..1 that the outcome is what you say, filesModified, testsAdded and notes. task.metrics compares stated confidence with outcomes and with the plugin hook results (lint, tests) recorded while the task was open. Completed is final. A pending task must be assigned first (task.assign or task.claim), except by the principal that created it, which may complete its own unassigned task directly (recorded as completedBy, with no assignee). If the work could not be done at all, use task.fail instead.',
   input: z
     .strictObject({
       id: TaskIdSchema,
@@ -25,45 +35,59 @@ export const taskComplete = defineCapability({
         .max(1)
         .optional()
         .describe('0..1, how sure you are the outcome is right (0.9 = you would bet on it). Needs outcome.'),
-      files_modified: z
+      filesModified: z
         .array(z.string().min(1).max(1000))
         .max(10_000)
         .optional()
         .describe('Paths of the files changed, relative to the project.'),
-      tests_added: z.number().int().min(0).max(1_000_000).optional().describe('How many tests were added.'),
+      testsAdded: z.number().int().min(0).max(1_000_000).optional().describe('How many tests were added.'),
       notes: z.string().max(4000).optional().describe('Anything a reviewer should know (up to 4000 characters).'),
     })
     .refine(
       (v) =>
         v.outcome !== undefined ||
         (v.confidence === undefined &&
-          v.files_modified === undefined &&
-          v.tests_added === undefined &&
+          v.filesModified === undefined &&
+          v.testsAdded === undefined &&
           v.notes === undefined),
       {
         message:
-          'outcome is required when confidence, files_modified, tests_added or notes is given (success, partial or failure).',
+          'outcome is required when confidence, filesModified, testsAdded or notes is given (success, partial or failure).',
         path: ['outcome'],
         when: (payload) => payload.issues.length === 0,
       },
     ),
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
-  handle: ({ id, result, outcome, confidence, files_modified, tests_added, notes }, ctx) => {
+  handle: async ({ id, result, outcome, confidence, filesModified, testsAdded, notes }, ctx) => {
+    const principal = ctx.principal.id;
+    const task = await ctx.services.store.tasks.get(id);
+    if (!task) throw taskNotFound(id);
+    // Its creator may skip register → assign (outcome metrics for an agent's own work); anyone else may not.
+    const byCreator = task.status === 'pending' && task.createdBy === principal;
+    if (task.status === 'pending' && !byCreator) throw pendingNotYours(task, principal);
     const assessment: TaskAssessment | undefined = outcome
       ? {
           outcome,
           confidence: confidence ?? null,
-          filesModified: files_modified ?? [],
-          testsAdded: tests_added ?? null,
+          filesModified: filesModified ?? [],
+          testsAdded: testsAdded ?? null,
           notes: notes ?? null,
         }
       : undefined;
-    return transition(ctx.services, id, 'complete', {
-      status: 'completed',
-      result,
-      completedAt: new Date().toISOString(),
-      ...(assessment ? { assessment } : {}),
-    });
+    return transition(
+      ctx.services,
+      id,
+      'complete',
+      {
+        status: 'completed',
+        result,
+        completedAt: new Date().toISOString(),
+        completedBy: principal,
+        ...(assessment ? { assessment } : {}),
+      },
+      // The pending → completed step only for the creator; the compare-and-set still refuses a finished task.
+      byCreator ? ['pending', ...LIFECYCLE.complete] : LIFECYCLE.complete,
+    );
   },
 });

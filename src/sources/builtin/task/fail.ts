@@ -21,5 +21,10 @@ export const taskFail = defineCapability({
   output: TaskSchema,
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   handle: ({ id, reason }, ctx) =>
-    transition(ctx.services, id, 'fail', { status: 'failed', error: reason, completedAt: new Date().toISOString() }),
+    transition(ctx.services, id, 'fail', {
+      status: 'failed',
+      error: reason,
+      completedAt: new Date().toISOString(),
+      completedBy: ctx.principal.id,
+    }),
 });

@@ -4,25 +4,37 @@ import type { Capability } from '../../../core/capability.ts';
 import type { Services } from '../../../core/context.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
 import { taskAssign } from './assign.ts';
+import { taskAttach } from './attach.ts';
+import { taskAttachments } from './attachments.ts';
+import { taskBatchCreate } from './batch-create.ts';
+import { taskClaim } from './claim.ts';
 import { taskComplete } from './complete.ts';
 import { taskCreate } from './create.ts';
+import { taskDelete } from './delete.ts';
 import { taskFail } from './fail.ts';
 import { taskGet } from './get.ts';
 import { taskList } from './list.ts';
 import { taskMetrics } from './metrics.ts';
 import { taskStart } from './start.ts';
+import { taskUnassign } from './unassign.ts';
 import { taskUpdate } from './update.ts';
 
 /** Every `task.*` capability, in lifecycle order. */
 export const TASK_CAPABILITIES: Capability[] = [
   taskCreate,
+  taskBatchCreate,
   taskGet,
   taskList,
   taskUpdate,
   taskAssign,
+  taskClaim,
+  taskUnassign,
   taskStart,
   taskComplete,
   taskFail,
+  taskDelete,
+  taskAttach,
+  taskAttachments,
   taskMetrics,
 ] as Capability[];
 

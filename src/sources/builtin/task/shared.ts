@@ -4,6 +4,7 @@ import { z } from 'zod';
 import type { Services } from '../../../core/context.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
 import {
+  type Instance,
   TASK_COMPLEXITIES,
   TASK_OUTCOMES,
   TASK_STATUSES,
@@ -46,6 +47,11 @@ export const TaskSchema = z.object({
     .string()
     .nullable()
     .describe('Instance the task was assigned to; kept after it finishes, cleared if it goes back to pending.'),
+  createdBy: z
+    .string()
+    .nullable()
+    .describe('Principal that created the task (null for tasks from before this was kept).'),
+  completedBy: z.string().nullable().describe('Principal that completed or failed it; null while open.'),
   result: z.unknown().describe('What task.complete recorded; null otherwise.'),
   error: z.string().nullable().describe('The reason given to task.fail; null otherwise.'),
   createdAt: z.string().describe('ISO time.'),
@@ -57,12 +63,13 @@ export const TaskSchema = z.object({
 /** Free-form metadata a caller keeps with a task. */
 export const MetadataSchema = z.record(z.string(), z.unknown());
 
-export type TaskAction = 'update' | 'assign' | 'start' | 'complete' | 'fail';
+export type TaskAction = 'update' | 'assign' | 'unassign' | 'start' | 'complete' | 'fail';
 
 /** The lifecycle: the statuses each action is legal from. It is also the compare-and-set guard of the write. */
 export const LIFECYCLE: Readonly<Record<TaskAction, readonly TaskStatus[]>> = {
   update: ['pending', 'assigned', 'in_progress'],
   assign: ['pending'],
+  unassign: ['assigned', 'in_progress'],
   start: ['assigned'],
   complete: ['assigned', 'in_progress'],
   fail: ['pending', 'assigned', 'in_progress'],
@@ -71,6 +78,7 @@ export const LIFECYCLE: Readonly<Record<TaskAction, readonly TaskStatus[]>> = {
 const PAST: Record<TaskAction, string> = {
   update: 'updated',
   assign: 'assigned',
+  unassign: 'unassigned',
   start: 'started',
   complete: 'completed',
   fail: 'failed',
@@ -120,12 +128,29 @@ export function taskNotFound(id: string): SwitchboardError {
 }
 
 /**
+ * The instance if it is registered and its lease has not run out (the sweep may not have removed it yet), else the
+ * NOT_FOUND that says how an instance registers.
+ *
+ * @example
+ * await liveInstance(ctx.services, 'w1'); // throws NOT_FOUND "Instance 'w1' is not registered. …"
+ */
+export async function liveInstance(services: Services, instanceId: string): Promise<Instance> {
+  const instance = await services.store.instances.get(instanceId);
+  if (instance && instance.expiresAt >= Date.now()) return instance;
+  throw new SwitchboardError(
+    'NOT_FOUND',
+    `Instance '${instanceId}' is not registered${instance ? ' any more (its lease expired)' : ''}. An instance registers with system.register and stays alive with system.heartbeat.`,
+    { instanceId },
+  );
+}
+
+/**
  * Publish `task.changed` so subscribers (event streams, other hubs) see every change as it happens.
  *
  * @example
  * announce(services, task, 'create');
  */
-export function announce(services: Services, task: Task, action: TaskAction | 'create'): void {
+export function announce(services: Services, task: Task, action: TaskAction | 'create' | 'claim' | 'delete'): void {
   services.bus.publish({ type: 'task.changed', id: task.id, status: task.status, action, at: task.updatedAt });
 }
 
@@ -136,8 +161,14 @@ export function announce(services: Services, task: Task, action: TaskAction | 'c
  * @example
  * const task = await transition(ctx.services, id, 'start', { status: 'in_progress' });
  */
-export async function transition(services: Services, id: string, action: TaskAction, patch: TaskPatch): Promise<Task> {
-  const result = await services.store.tasks.update(id, patch, { from: LIFECYCLE[action] });
+export async function transition(
+  services: Services,
+  id: string,
+  action: TaskAction,
+  patch: TaskPatch,
+  from: readonly TaskStatus[] = LIFECYCLE[action],
+): Promise<Task> {
+  const result = await services.store.tasks.update(id, patch, { from });
   if (!result.ok) throw result.reason === 'not_found' ? taskNotFound(id) : illegalTransition(result.task, action);
   announce(services, result.task, action);
   return result.task;
