@@ -27,6 +27,8 @@ import sys
 import traceback
 from contextlib import redirect_stderr, redirect_stdout
 
+# Never write bytecode into the package (it may be read-only) or into a project's script folders.
+sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from mekara.scripting.runtime import (  # noqa: E402

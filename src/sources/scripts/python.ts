@@ -3,8 +3,8 @@
 // answers one JSON line per request (the protocol is described at the top of that file). The executor drives
 // it exactly like a JS generator, so the stack, journal replay after a restart and cassettes work unchanged:
 // replaying starts a fresh child and feeds it the recorded results.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
-import { join, relative } from 'node:path';
+import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { SwitchboardError } from '../../core/errors.ts';
 import { packageRoot } from '../../core/module-loader.ts';
@@ -17,6 +17,43 @@ export function pythonRunnerPath(): string {
 }
 
 type Reply = { type: string } & Record<string, any>;
+
+/** The oldest Python mekara's scripts run on (they write `float | None` in signatures). */
+const MIN_PYTHON: [number, number] = [3, 10];
+
+const interpreters = new Map<string, Promise<string>>();
+
+/**
+ * The interpreter `python3` names on this PATH, asked once per PATH: `python3` is often a version manager's
+ * shim (pyenv) that takes seconds to start, and every compiled frame starts a runner. Rejects with UNAVAILABLE
+ * naming `file` when there is no `python3` or it is older than 3.10.
+ */
+function interpreterFor(env: NodeJS.ProcessEnv, file: string): Promise<string> {
+  const key = env.PATH ?? '';
+  let found = interpreters.get(key);
+  if (!found) {
+    found = new Promise<string>((resolve, reject) => {
+      const ask = 'import sys; print(sys.executable); print(sys.version_info[0], sys.version_info[1])';
+      execFile('python3', ['-c', ask], { env, timeout: 30_000 }, (err, stdout) => {
+        const [exe, version] = stdout.trim().split('\n');
+        const [major, minor] = (version ?? '').split(' ').map(Number);
+        if (err || !exe) reject(err ?? new Error('python3 did not say where it is'));
+        else if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1]))
+          reject(new Error(`python3 is ${major}.${minor}`));
+        else resolve(exe);
+      });
+    });
+    interpreters.set(key, found);
+    found.catch(() => interpreters.delete(key));
+  }
+  return found.catch((err: NodeJS.ErrnoException) => {
+    const what = err.code === 'ENOENT' ? 'there is none' : `${err.message.trim()}`;
+    throw new SwitchboardError(
+      'UNAVAILABLE',
+      `The compiled script ${file} is a Python script (mekara's format) and needs \`python3\` (${MIN_PYTHON.join('.')} or later) on the PATH of Switchboard, but ${what} (PATH=${key}). Install Python 3, or delete or rename the .py file so the script runs from its NL instructions.`,
+    );
+  });
+}
 
 /** An exception the Python script raised, named as Python names it (`RuntimeError: …` in answers). */
 class PythonException extends Error {
@@ -39,16 +76,17 @@ class RunnerProcess {
 
   constructor(
     private readonly file: string,
+    python: string,
     env: NodeJS.ProcessEnv,
     cwd: string,
   ) {
-    this.child = spawn('python3', ['-u', pythonRunnerPath()], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(python, ['-u', pythonRunnerPath()], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
     this.child.stderr.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEPT);
     });
     this.child.stdin.on('error', () => {}); // A child that died is reported by 'exit'.
-    this.child.on('error', (err: NodeJS.ErrnoException) => this.fail(this.spawnError(err, env)));
+    this.child.on('error', (err) => this.fail(new Error(`the Python runner of ${file} did not start: ${err.message}`)));
     this.child.on('exit', (code, signal) =>
       this.fail(
         new Error(
@@ -57,14 +95,6 @@ class RunnerProcess {
       ),
     );
     this.idle();
-  }
-
-  private spawnError(err: NodeJS.ErrnoException, env: NodeJS.ProcessEnv): Error {
-    if (err.code !== 'ENOENT') return err;
-    return new SwitchboardError(
-      'UNAVAILABLE',
-      `The compiled script ${this.file} is a Python script (mekara's format) and needs \`python3\` (3.10 or later) on the PATH of Switchboard, but there is none (PATH=${env.PATH ?? ''}). Install Python 3, or delete or rename the .py file so the script runs from its NL instructions.`,
-    );
   }
 
   private onLine(line: string): void {
@@ -179,11 +209,14 @@ export async function startPythonScript(
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<StepSource> {
-  const runner = new RunnerProcess(relative(cwd, file) || file, env, cwd);
-  const started = await runner.request({ op: 'start', file, name: file, request }).catch(async (err) => {
-    await runner.close();
-    throw err;
-  });
+  const shown = relative(cwd, file) || file;
+  const runner = new RunnerProcess(shown, await interpreterFor(env, shown), env, cwd);
+  const started = await runner
+    .request({ op: 'start', file, name: basename(file, '.py'), request })
+    .catch(async (err) => {
+      await runner.close();
+      throw err;
+    });
   if (started.type !== 'ready') {
     await runner.close();
     throw new SwitchboardError(
