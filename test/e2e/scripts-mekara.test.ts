@@ -2,7 +2,7 @@
 // stdio with the official SDK client, a stdio Switchboard killed mid-run and continued by the next one, and the
 // error a machine without python3 gets.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
@@ -16,12 +16,17 @@ const state = (r: unknown) => (r as ToolResult).structuredContent?.state;
 
 const MEKARA = join(import.meta.dirname, '../fixtures/mekara/project');
 
-/** `<root>/main`: a git repository holding mekara's scripts, as a mekara project is laid out (worktrees beside it). */
+/**
+ * `<root>/main`: a git repository holding mekara's scripts, laid out as mekara's worktree scripts expect (worktrees
+ * beside it, which scripts may work in: `[workspace] extra_dirs`).
+ */
 function mekaraRepo(): string {
   const root = mkdtempSync(join(tmpdir(), 'switchboard-e2e-mekara-'));
   const dir = join(root, 'main');
   mkdirSync(dir);
   cpSync(MEKARA, dir, { recursive: true });
+  mkdirSync(join(dir, '.switchboard'));
+  writeFileSync(join(dir, '.switchboard', 'config.toml'), `[workspace]\nextra_dirs = [${JSON.stringify(root)}]\n`);
   const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' });
   git('init', '-q', '-b', 'main');
   git('add', '.');
@@ -33,6 +38,19 @@ const start = (client: Client, name: string, args = '') =>
   client.callTool({ name: 'script__start', arguments: { name, arguments: args } });
 const cont = (client: Client, outputs: Record<string, unknown>) =>
   client.callTool({ name: 'script__continue_compiled_script', arguments: { outputs } });
+
+/** Answer until the script ends: a failed command is resolved (the script goes on), an LLM step is done. */
+async function driveToEnd(client: Client, answer: unknown): Promise<{ last: unknown; failed: string[] }> {
+  const failed: string[] = [];
+  for (let i = 0; i < 10; i++) {
+    if (state(answer) === 'shell_failure') {
+      failed.push(/The command `([^`]+)` exited/.exec(text(answer))?.[1] ?? '?');
+      answer = await cont(client, { success: true });
+    } else if (state(answer) === 'llm') answer = await cont(client, {});
+    else break;
+  }
+  return { last: answer, failed };
+}
 
 function secretOf(result: unknown): number {
   const m = /`shuf -i 1-100 -n 1`\n\n\s*<output>\n\s*(\d+)\n/.exec(text(result));
@@ -79,22 +97,30 @@ describe('mekara scripts over stdio', () => {
     expect(['8.0', '0']).toContain(written);
   });
 
-  it('runs setup-worktree to the end: a real git worktree, failed commands handed to the agent', async () => {
-    let answer = await start(client, 'setup-worktree', 'feat');
-    expect(text(answer)).toContain('- `setup-worktree[0]`: ✓ `git worktree add -b mekara/feat ../feat`');
-    const failed: string[] = [];
+  it('runs setup-worktree then teardown-worktree to the end: a real git worktree made and removed', async () => {
+    const branches = () => execFileSync('git', ['branch', '--list', 'mekara/feat'], { cwd: dir, encoding: 'utf8' });
+    const setup = await start(client, 'setup-worktree', 'feat');
+    expect(text(setup)).toContain('- `setup-worktree[0]`: ✓ `git worktree add -b mekara/feat ../feat`');
     // poetry and pnpm may be missing here: each failure is handed to the agent, which lets the script go on.
-    for (let i = 0; i < 5 && state(answer) === 'shell_failure'; i++) {
-      failed.push(/The command `([^`]+)` exited/.exec(text(answer))?.[1] ?? '?');
-      answer = await cont(client, { success: true });
-    }
-    expect(state(answer)).toBe('finished');
+    const made = await driveToEnd(client, setup);
+    expect(state(made.last)).toBe('finished');
     expect(existsSync(join(dir, '..', 'feat', '.mekara', 'scripts'))).toBe(true);
-    expect(execFileSync('git', ['branch', '--list', 'mekara/feat'], { cwd: dir, encoding: 'utf8' })).toContain(
-      'mekara/feat',
-    );
+    expect(branches()).toContain('mekara/feat');
     // .claude/settings.local.json does not exist in this project: the copy always fails.
-    expect(failed).toContain('cp .claude/settings.local.json ../feat/.claude/settings.local.json');
+    expect(made.failed).toContain('cp .claude/settings.local.json ../feat/.claude/settings.local.json');
+
+    // teardown-worktree (Auto and ShellResult imported, a `yield from` helper) run in the new worktree.
+    const teardown = await client.callTool({
+      name: 'script__start',
+      arguments: { name: 'teardown-worktree', working_dir: '../feat' },
+    });
+    expect(text(teardown)).toContain('- `teardown-worktree[0]`: ✓ `git branch --show-current`');
+    const removed = await driveToEnd(client, teardown);
+    expect(state(removed.last)).toBe('finished');
+    // There is no origin: both remote steps fail and are resolved by the agent.
+    expect(removed.failed).toEqual(['git ls-remote origin mekara/feat', 'git push origin --delete mekara/feat']);
+    expect(existsSync(join(dir, '..', 'feat'))).toBe(false);
+    expect(branches()).toBe('');
   });
 });
 
