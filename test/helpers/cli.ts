@@ -114,11 +114,12 @@ export async function startHttpServer(
 export async function connectStdio(
   dir: string,
   name = 'e2e',
+  env: Record<string, string> = {},
 ): Promise<{ client: Client; transport: StdioClientTransport }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, '--cwd', dir, 'serve'],
-    env: childEnv(dir),
+    env: childEnv(dir, env),
     stderr: 'pipe',
   });
   const client = new Client({ name, version: '1.0.0' });

@@ -1,7 +1,7 @@
 // Runs auto steps: the executor hands each one to an AutoRunner, which either runs it for real (commands through
 // core/process in their own process group, functions in-process) or replays a recorded result.
 import { runCommand } from '../../core/process.ts';
-import type { AutoFunction } from './steps.ts';
+import type { AutoFunction, AutoStep } from './steps.ts';
 
 /**
  * What identifies an auto step in journals and cassettes: a shell command line, a program with its arguments
@@ -12,7 +12,8 @@ export type AutoInputs = (
   | { action_type: 'argv'; action: string[] }
   | { action_type: 'call'; action: string }
 ) & {
-  context: Record<string, unknown>;
+  /** A JS step's context object, or the context sentence of a mekara (Python) step. */
+  context: Record<string, unknown> | string;
   kwargs: Record<string, unknown>;
 };
 
@@ -21,6 +22,33 @@ export type AutoOutcome =
   | { kind: 'shell'; exit_code: number; output: string }
   | { kind: 'call'; value: unknown; output: string }
   | { kind: 'exception'; exception: string; output: string };
+
+/**
+ * Plain JSON of a step's context or arguments, as journals and cassettes keep them. What JSON cannot hold (a
+ * BigInt, a cycle) becomes a string instead of failing the step; the function itself still gets the original.
+ */
+function jsonOf<T extends Record<string, unknown> | string>(value: T | undefined): T | Record<string, unknown> {
+  if (value === undefined || value === null) return {};
+  if (typeof value === 'string') return value;
+  try {
+    return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) ?? {};
+  } catch (err) {
+    return { unserialisable: (err as Error).message };
+  }
+}
+
+/** What identifies an auto step in journals and cassettes. */
+export function autoInputs(step: AutoStep): AutoInputs {
+  const context = jsonOf(step.context);
+  if (typeof step.action === 'string') return { action_type: 'shell', action: step.action, context, kwargs: {} };
+  if (typeof step.action !== 'function') return { action_type: 'argv', action: [...step.action], context, kwargs: {} };
+  return {
+    action_type: 'call',
+    action: step.action.name || 'anonymous',
+    context,
+    kwargs: jsonOf('args' in step ? step.args : undefined) as Record<string, unknown>,
+  };
+}
 
 /** One auto step to run: its identity, where, and (for functions) the code itself. */
 export interface AutoRequest {

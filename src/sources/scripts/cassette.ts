@@ -1,18 +1,16 @@
 // VCR cassettes: `SWITCHBOARD_VCR_CASSETTE=FILE` records every script tool call with its auto steps as YAML;
 // replay runs the real executor against the recorded results (no command runs) and fails on any difference.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// mekara's cassettes replay too (read and converted by cassette-read.ts).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { parse, stringify } from 'yaml';
-import { SwitchboardError } from '../../core/errors.ts';
-import type { EventSink, ScriptEvent } from './events.ts';
+import { stringify } from 'yaml';
+import type { Cassette } from './cassette-read.ts';
+import type { EventSink } from './events.ts';
 import { ReplayCursor, ReplayRunner, replayEvents } from './replay.ts';
 import type { ScriptRoots } from './resolve.ts';
 import { ScriptSession } from './session.ts';
 
-export interface Cassette {
-  initial_state: { working_dir: string };
-  events: ScriptEvent[];
-}
+export { type Cassette, readCassette } from './cassette-read.ts';
 
 /**
  * Record into `file`: the whole cassette is rewritten after each tool output, so a killed hub leaves every
@@ -27,31 +25,6 @@ export function cassetteRecorder(file: string, workingDir: string): EventSink {
     cassette.events.push(event);
     if (event.type === 'mcp_tool_output') save();
   };
-}
-
-const EVENT_TYPES = new Set(['mcp_tool_input', 'auto_step', 'mcp_tool_output']);
-
-/** Read and check a cassette file; a malformed one is INVALID_INPUT naming the file and the bad event. */
-export function readCassette(file: string): Cassette {
-  let data: unknown;
-  try {
-    data = parse(readFileSync(file, 'utf8'));
-  } catch (err) {
-    throw new SwitchboardError('INVALID_INPUT', `Cannot read cassette ${file}: ${(err as Error).message}`);
-  }
-  const c = data as Partial<Cassette> | null;
-  if (!c || typeof c !== 'object' || !Array.isArray(c.events) || typeof c.initial_state?.working_dir !== 'string')
-    throw new SwitchboardError(
-      'INVALID_INPUT',
-      `${file} is not a cassette: expected initial_state.working_dir and a list of events.`,
-    );
-  for (const [i, e] of c.events.entries())
-    if (!e || typeof e !== 'object' || !EVENT_TYPES.has((e as ScriptEvent).type))
-      throw new SwitchboardError(
-        'INVALID_INPUT',
-        `${file}: event ${i + 1} has no known type (expected mcp_tool_input, auto_step or mcp_tool_output).`,
-      );
-  return c as Cassette;
 }
 
 export interface ReplayResult {
@@ -71,12 +44,16 @@ export async function replayCassette(
   cassette: Cassette,
   opts: { roots: ScriptRoots; projectDir: string },
 ): Promise<ReplayResult> {
-  const cursor = new ReplayCursor(cassette.events, 'vcr');
+  const cursor = new ReplayCursor(cassette.events, cassette.format === 'mekara' ? 'mekara' : 'vcr');
   const session = new ScriptSession({
     roots: opts.roots,
     projectDir: opts.projectDir,
     runner: new ReplayRunner(cursor),
   });
-  const calls = await replayEvents(session, cursor, new AbortController().signal);
-  return { calls, events: cassette.events.length };
+  try {
+    const calls = await replayEvents(session, cursor, new AbortController().signal);
+    return { calls, events: cassette.events.length };
+  } finally {
+    await session.executor.dispose();
+  }
 }

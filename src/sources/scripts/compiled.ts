@@ -1,11 +1,31 @@
 // Compiled scripts: TS/JS modules loaded like handler modules (tsx, `import 'switchboard'` resolved to the
-// running hub), whose default export is a generator function yielding steps.
+// running hub), whose default export is a generator function yielding steps; and mekara's Python modules
+// (`execute(request)` generators), run by the Python runner (python.ts). Both are driven as a StepSource.
 import { statSync } from 'node:fs';
 import { SwitchboardError } from '../../core/errors.ts';
 import { importModule } from '../../core/module-loader.ts';
+import { startPythonScript } from './python.ts';
 
 /** What a compiled module exports: `export default function* (request) { ... }`. */
 export type ScriptGenerator = (request: string) => Iterator<unknown, unknown, unknown>;
+
+/**
+ * A running compiled script as the executor drives it: a JS generator in this process, or a Python generator in
+ * a child process. Asynchronous because the Python one answers over a pipe.
+ */
+export interface StepSource {
+  /** Send the result of the last step (undefined first) and get the next yielded value; throws what the script raised. */
+  next(value: unknown): Promise<IteratorResult<unknown, unknown>>;
+  /** End the script early so its `finally` blocks run (and a Python child exits). Never throws. */
+  close(): Promise<void>;
+}
+
+export interface OpenOptions {
+  /** Environment of a Python runner (PATH decides which `python3` runs). */
+  env: NodeJS.ProcessEnv;
+  /** Where a Python script's own code runs between steps (the project, as under mekara). */
+  cwd: string;
+}
 
 const cache = new Map<string, { mtimeMs: number; fn: ScriptGenerator }>();
 
@@ -50,4 +70,27 @@ export function startGenerator(
       `Compiled script ${file} must export a generator function as its default export (function*), not a plain function.`,
     );
   return gen;
+}
+
+/** A JS generator as a StepSource. */
+function jsSteps(gen: Iterator<unknown, unknown, unknown>): StepSource {
+  return {
+    next: async (value) => gen.next(value),
+    close: async () => {
+      try {
+        gen.return?.(undefined);
+      } catch {
+        // A script whose cleanup throws has already failed.
+      }
+    },
+  };
+}
+
+/**
+ * Start a compiled script with its request: a `.py` file runs in the Python runner, anything else is a module.
+ * Throws INVALID_INPUT naming the file when it cannot be loaded (or Python is missing).
+ */
+export async function openCompiled(file: string, request: string, opts: OpenOptions): Promise<StepSource> {
+  if (file.endsWith('.py')) return startPythonScript(file, request, opts.env, opts.cwd);
+  return jsSteps(startGenerator(file, await loadCompiled(file), request));
 }

@@ -15,6 +15,8 @@ export interface ScriptDeps {
   callTimeoutMs: number;
   /** Re-read the scripts on disk (prompts follow). */
   refresh(): ResolvedScript[];
+  /** Script files hidden by a same-named one (mekara folder vs Switchboard's own), one message each. */
+  clashes(): string[];
 }
 
 export const RunIdInput = z

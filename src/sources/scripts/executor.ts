@@ -2,8 +2,8 @@
 // a step needs the agent, a script ends, or the stack is empty; the pending state is computed from the top frame.
 import { resolve } from 'node:path';
 import { SwitchboardError } from '../../core/errors.ts';
-import type { AutoInputs, AutoOutcome, AutoRunner } from './auto-runner.ts';
-import { loadCompiled, startGenerator } from './compiled.ts';
+import { type AutoOutcome, type AutoRunner, autoInputs } from './auto-runner.ts';
+import { openCompiled, type StepSource } from './compiled.ts';
 import { loadNl } from './nl.ts';
 import { type ResolvedScript, resolveScript, type ScriptRoots } from './resolve.ts';
 import { type AutoStep, autoLabel, type CallScriptStep, isStep, type LlmStep, type Step } from './steps.ts';
@@ -17,7 +17,7 @@ interface FrameBase {
 
 export interface CompiledFrame extends FrameBase {
   kind: 'compiled';
-  gen: Iterator<unknown, unknown, unknown>;
+  gen: StepSource;
   /** The step the generator yielded last and is waiting on. */
   step: Step | undefined;
   /** Index of `step` (0 for the first yield). */
@@ -81,6 +81,8 @@ export interface ExecutorOptions {
   confine?: (dir: string) => string;
   /** Cap on a step's output kept for the answer (the script itself gets all of it). */
   maxShownOutput?: number;
+  /** Environment of the Python runner of mekara scripts (its PATH finds `python3`); the hub's own by default. */
+  pythonEnv?: NodeJS.ProcessEnv;
 }
 
 const MAX_STEPS_PER_CALL = 100_000;
@@ -88,31 +90,6 @@ const MAX_STEPS_PER_CALL = 100_000;
 /** Label of a frame in a stack trace: `test:random[1]` for compiled, `test:nl` for NL frames. */
 export function frameLabel(frame: Frame): string {
   return frame.kind === 'compiled' ? `${frame.script.name}[${Math.max(frame.index, 0)}]` : frame.script.name;
-}
-
-/**
- * Plain JSON of a step's context or arguments, as journals and cassettes keep them. What JSON cannot hold (a
- * BigInt, a cycle) becomes a string instead of failing the step; the function itself still gets the original.
- */
-function jsonOf(value: Record<string, unknown> | undefined): Record<string, unknown> {
-  if (!value) return {};
-  try {
-    return JSON.parse(JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))) ?? {};
-  } catch (err) {
-    return { unserialisable: (err as Error).message };
-  }
-}
-
-export function autoInputs(step: AutoStep): AutoInputs {
-  const context = jsonOf(step.context);
-  if (typeof step.action === 'string') return { action_type: 'shell', action: step.action, context, kwargs: {} };
-  if (typeof step.action !== 'function') return { action_type: 'argv', action: [...step.action], context, kwargs: {} };
-  return {
-    action_type: 'call',
-    action: step.action.name || 'anonymous',
-    context,
-    kwargs: jsonOf('args' in step ? step.args : undefined),
-  };
 }
 
 function describeAuto(step: AutoStep): string {
@@ -177,8 +154,10 @@ export class Executor {
   private async frameFor(name: string, args: string, workingDir: string): Promise<Frame> {
     const script = this.resolve(name);
     if (!script.compiledFile) return { kind: 'nl', script, args, workingDir };
-    const fn = await loadCompiled(script.compiledFile);
-    const gen = startGenerator(script.compiledFile, fn, args);
+    const gen = await openCompiled(script.compiledFile, args, {
+      env: this.opts.pythonEnv ?? process.env,
+      cwd: this.opts.projectDir,
+    });
     return { kind: 'compiled', script, args, workingDir, gen, step: undefined, index: -1, contextShown: false };
   }
 
@@ -189,7 +168,7 @@ export class Executor {
   async start(name: string, args: string, workingDir: string | undefined, signal: AbortSignal): Promise<void> {
     const frame = await this.frameFor(name, args, workingDir ?? this.opts.projectDir);
     this.stack.push(frame);
-    if (frame.kind === 'compiled') this.resume(frame, undefined);
+    if (frame.kind === 'compiled') await this.resume(frame, undefined);
     await this.runUntilLlm(signal);
   }
 
@@ -221,7 +200,7 @@ export class Executor {
     const p = this.pending();
     if (p.kind === 'llm') {
       this.executed.push({ where: frameLabel(p.frame), ok: true, description: 'LLM step completed' });
-      this.resume(p.frame, { success: true, outputs });
+      await this.resume(p.frame, { success: true, outputs });
     } else if (p.kind === 'shell_failure') {
       const success = outputs.success === true || outputs.success === 'true';
       p.frame.shellFailure = undefined;
@@ -230,7 +209,7 @@ export class Executor {
         ok: success,
         description: `failed command handed back to the script (${success ? 'resolved' : 'not resolved'})`,
       });
-      this.resume(p.frame, {
+      await this.resume(p.frame, {
         success,
         exit_code: p.failure.exit_code,
         output: p.failure.output,
@@ -260,20 +239,16 @@ export class Executor {
     const frame = this.stack.pop() as Frame;
     if (frame.kind === 'nl') {
       this.executed.push({ where: frame.script.name, ok: true, description: 'NL script completed' });
-      this.returnToParent({ success: true, exception: null }, frame);
+      await this.returnToParent({ success: true, exception: null }, frame);
     } else {
       // The generator stays suspended at its failed step: end it so its `finally` blocks run.
-      try {
-        frame.gen.return?.(undefined);
-      } catch {
-        // A script whose cleanup throws has already failed.
-      }
+      await frame.gen.close();
       this.executed.push({
         where: frameLabel(frame),
         ok: false,
         description: 'completed by hand after the failure; the script counts as failed',
       });
-      this.returnToParent({ success: false, exception: frame.fallback?.exception ?? 'failed' }, frame);
+      await this.returnToParent({ success: false, exception: frame.fallback?.exception ?? 'failed' }, frame);
     }
     await this.runUntilLlm(signal);
   }
@@ -282,12 +257,12 @@ export class Executor {
    * A frame ended (already popped). A parent that called it with callScript goes on by itself (or halts when it
    * failed); a parent that was waiting on the agent (manual start) shows its pending step again.
    */
-  private returnToParent(result: { success: boolean; exception: string | null }, child: Frame): void {
+  private async returnToParent(result: { success: boolean; exception: string | null }, child: Frame): Promise<void> {
     const parent = this.stack.at(-1);
     if (parent?.kind !== 'compiled' || parent.step?.__switchboardStep !== 'call_script') return;
     // A script started by hand on top of a halted parent leaves the parent halted.
     if (parent.fallback || parent.shellFailure) return;
-    if (result.success) this.resume(parent, result);
+    if (result.success) await this.resume(parent, result);
     else
       this.halt(
         parent,
@@ -300,10 +275,10 @@ export class Executor {
   }
 
   /** Feed the generator and take its next step; a throw or a non-step switches the frame to fallback. */
-  private resume(frame: CompiledFrame, value: unknown): void {
+  private async resume(frame: CompiledFrame, value: unknown): Promise<void> {
     let r: IteratorResult<unknown, unknown>;
     try {
-      r = frame.gen.next(value);
+      r = await frame.gen.next(value);
     } catch (err) {
       const message = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       this.executed.push({ where: frameLabel(frame), ok: false, description: `the script raised ${message}` });
@@ -314,7 +289,7 @@ export class Executor {
       frame.step = undefined;
       this.stack.pop();
       this.executed.push({ where: frame.script.name, ok: true, description: 'script completed' });
-      this.returnToParent({ success: true, exception: null }, frame);
+      await this.returnToParent({ success: true, exception: null }, frame);
       return;
     }
     frame.index++;
@@ -379,11 +354,11 @@ export class Executor {
         frame.shellFailure = { command: autoLabel(step), exit_code: outcome.exit_code, output: outcome.output };
         return;
       }
-      this.resume(frame, { success: true, exit_code: 0, output: outcome.output });
+      await this.resume(frame, { success: true, exit_code: 0, output: outcome.output });
       return;
     }
     this.executed.push({ where, ok: true, description: describeAuto(step), output });
-    this.resume(frame, { success: true, value: outcome.value, error: null, output: outcome.output });
+    await this.resume(frame, { success: true, value: outcome.value, error: null, output: outcome.output });
   }
 
   private async callNested(parent: CompiledFrame, step: CallScriptStep): Promise<void> {
@@ -403,7 +378,12 @@ export class Executor {
       return;
     }
     this.stack.push(child);
-    if (child.kind === 'compiled') this.resume(child, undefined);
+    if (child.kind === 'compiled') await this.resume(child, undefined);
+  }
+
+  /** End every script on the stack (the run leaves memory): Python children exit, `finally` blocks run. */
+  async dispose(): Promise<void> {
+    for (const frame of this.stack.splice(0).reverse()) if (frame.kind === 'compiled') await frame.gen.close();
   }
 
   private shown(output: string): string {

@@ -14,7 +14,7 @@ import type { EventSink } from './events.ts';
 import { scriptFinishNlScript } from './finish-nl-script.ts';
 import { scriptList } from './list.ts';
 import { ScriptPrompts } from './prompts.ts';
-import { listScripts, scriptRoots } from './resolve.ts';
+import { listScripts, scriptClashes, scriptRoots } from './resolve.ts';
 import { ScriptRuns } from './runs.ts';
 import { scriptStart } from './start.ts';
 import { scriptStatus } from './status.ts';
@@ -83,6 +83,7 @@ export const scriptsSource: Source = {
       roots,
       projectDir,
       logger: services.logger,
+      pythonEnv: childEnv,
       runner: new LiveRunner({
         env: childEnv,
         stepTimeoutMs: config.step_timeout_ms,
@@ -92,12 +93,30 @@ export const scriptsSource: Source = {
     });
     if (cassetteFile) services.logger.info({ cassette: cassetteFile }, 'recording script calls to a VCR cassette');
     const prompts = new ScriptPrompts(services.registry);
+    // A mekara script hidden by a same-named Switchboard one is logged once each time the set of clashes changes.
+    let loggedClashes = '';
+    const clashes = () => {
+      const found = scriptClashes(roots, projectDir);
+      if (found.join('\n') !== loggedClashes)
+        for (const warning of found) services.logger.warn({ warning }, 'script hidden');
+      loggedClashes = found.join('\n');
+      return found;
+    };
     const refresh = () => {
       const scripts = listScripts(roots);
       prompts.sync(scripts);
+      clashes();
       return scripts;
     };
-    const deps: ScriptDeps = { runs, roots, projectDir, confine, callTimeoutMs: config.call_timeout_ms, refresh };
+    const deps: ScriptDeps = {
+      runs,
+      roots,
+      projectDir,
+      confine,
+      callTimeoutMs: config.call_timeout_ms,
+      refresh,
+      clashes,
+    };
     const caps = scriptCapabilities(deps);
     services.registry.batch(() => {
       for (const cap of caps) {
@@ -125,7 +144,7 @@ export const scriptsSource: Source = {
     // Prompts follow the script folders while the hub runs (a new NL file is a new slash command); folders that do
     // not exist yet are watched from their nearest existing parent.
     let closeWatcher: (() => Promise<void>) | undefined;
-    const ready: Promise<void> = watchTargets([roots.project, roots.user], {
+    const ready: Promise<void> = watchTargets([roots.project, roots.mekara, roots.user], {
       depthBelow: 10,
       onChange: () => {
         try {

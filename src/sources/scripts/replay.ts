@@ -6,15 +6,20 @@ import { describeAuto, describeEvent, type ScriptEvent, stableJson } from './eve
 import { StepInterrupted } from './executor.ts';
 import type { ScriptSession } from './session.ts';
 
-export type ReplayMode = 'vcr' | 'journal';
+/**
+ * `vcr`: a Switchboard cassette, outputs compared exactly. `mekara`: a mekara cassette, whose outputs are mekara's
+ * wording: each is checked for what it says is pending (LLM step, NL script, fallback, the end) and where on the
+ * stack, while its auto steps are compared exactly. `journal`: rebuilding a run after a restart.
+ */
+export type ReplayMode = 'vcr' | 'mekara' | 'journal';
 
 /** A recording that does not match what the executor does now. */
 export class ReplayMismatch extends SwitchboardError {
   constructor(mode: ReplayMode, index: number, expected: ScriptEvent | undefined, actual: string) {
     super(
       'CONFLICT',
-      mode === 'vcr'
-        ? `VCR replay mismatch at event ${index + 1}.\nExpected: ${describeEvent(expected)}\nActual: ${actual}\nThe scripts or the executor changed since the cassette was recorded: re-record the cassette.`
+      mode !== 'journal'
+        ? `VCR replay mismatch at event ${index + 1}${mode === 'mekara' ? ' of a mekara cassette' : ''}.\nExpected: ${describeEvent(expected)}\nActual: ${actual}\nThe scripts or the executor changed since the cassette was recorded: re-record the cassette.`
         : `The run's replay diverged from its journal at entry ${index + 1}.\nJournal: ${describeEvent(expected)}\nNow: ${actual}\nThe script changed since the run started, so it cannot be continued; start it again.`,
       { index, expected: expected ?? null },
     );
@@ -73,9 +78,10 @@ export async function replayEvents(session: ScriptSession, cursor: ReplayCursor,
       throw cursor.mismatch(event, 'the next MCP tool call (the executor asked for nothing more)', at);
     calls++;
     let text: string;
+    let state: string | undefined;
     let isError = false;
     try {
-      text = (await session.dispatch(event.tool, event.input, signal)).text;
+      ({ text, state } = await session.dispatch(event.tool, event.input, signal));
     } catch (err) {
       if (err instanceof ReplayMismatch) throw err;
       text = (err as Error).message;
@@ -91,5 +97,37 @@ export async function replayEvents(session: ScriptSession, cursor: ReplayCursor,
     if (out.type !== 'mcp_tool_output' || out.tool !== event.tool || Boolean(out.is_error) !== isError)
       throw cursor.mismatch(out, actual, outAt);
     if (cursor.mode === 'vcr' && out.output !== text) throw cursor.mismatch(out, actual, outAt);
+    if (cursor.mode === 'mekara' && !isError) {
+      const differs = mekaraOutputDiffers(out.output, state, session.executor.trace());
+      if (differs) throw cursor.mismatch(out, `${actual}\n(${differs})`, outAt);
+    }
   }
+}
+
+/**
+ * What a mekara tool output says is pending, compared with Switchboard's answer: undefined when they agree.
+ * mekara writes `## LLM Step N in \`name\`` (with `**Stack:** \`…\`` when nested), `## Natural Language Script:`,
+ * `## Exception in Compiled Script:` and `## All Steps Completed`; its stack trace has Switchboard's form.
+ */
+export function mekaraOutputDiffers(output: string, state: string | undefined, trace: string): string | undefined {
+  const stack = /\*\*Stack:\*\* `([^`]+)`/.exec(output)?.[1];
+  const llm = /^## LLM Step (?:(\d+) in `([^`]+)`|in `([^`]+)` \(step (\d+)\))/m.exec(output);
+  const nl = /^## Natural Language Script: `([^`]+)`/m.exec(output);
+  let expected: { states: string[]; trace?: string } | undefined;
+  if (/^## All Steps Completed/m.test(output)) expected = { states: ['finished'], trace: '' };
+  else if (/^## Exception in Compiled Script/m.test(output)) expected = { states: ['fallback'] };
+  else if (nl) expected = { states: ['nl'] };
+  else if (llm)
+    expected = {
+      // mekara hands a failed command to the model as an LLM step too.
+      states: ['llm', 'shell_failure'],
+      trace: stack ?? (llm[1] ? `${llm[2]}[${llm[1]}]` : undefined),
+    };
+  if (!expected) return undefined;
+  if (!expected.states.includes(state ?? ''))
+    return `mekara's output shows a pending ${expected.states[0]} state; Switchboard's is ${state ?? 'none'}`;
+  if (nl && !trace.endsWith(nl[1])) return `mekara's pending NL script is ${nl[1]}; Switchboard's stack is ${trace}`;
+  if (expected.trace !== undefined && expected.trace !== trace)
+    return `mekara's stack is \`${expected.trace}\`; Switchboard's is \`${trace}\``;
+  return undefined;
 }

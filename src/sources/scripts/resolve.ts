@@ -1,5 +1,6 @@
-// Finds scripts on disk: project `.switchboard/scripts`, user `~/.switchboard/scripts`, then the bundled ones;
-// first match wins. Resolution always uses the project directory, never a script's `working_dir`.
+// Finds scripts on disk: project `.switchboard/scripts`, the project's mekara folder `.mekara/scripts`, user
+// `~/.switchboard/scripts`, then the bundled ones; first match wins. Resolution always uses the project
+// directory, never a script's `working_dir`.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -7,15 +8,21 @@ import { SwitchboardError } from '../../core/errors.ts';
 import { MODULE_EXTENSIONS, packageRoot } from '../../core/module-loader.ts';
 import { compareNames } from '../../core/names.ts';
 
-export type ScriptLevel = 'project' | 'user' | 'bundled';
-export const LEVELS: readonly ScriptLevel[] = ['project', 'user', 'bundled'];
+export type ScriptLevel = 'project' | 'mekara' | 'user' | 'bundled';
+/** Precedence, first wins: Switchboard's own project folder beats the mekara one it shares a project with. */
+export const LEVELS: readonly ScriptLevel[] = ['project', 'mekara', 'user', 'bundled'];
 
 /** Where each level's `scripts/` folder is. */
 export interface ScriptRoots {
   project: string;
+  /** mekara's project folder (`.mekara/scripts`): its NL scripts and compiled Python scripts run unchanged. */
+  mekara: string;
   user: string;
   bundled: string;
 }
+
+/** Compiled script files: JS/TS modules (tried first), then mekara's Python modules. */
+export const COMPILED_EXTENSIONS: readonly string[] = [...MODULE_EXTENSIONS, '.py'];
 
 export interface ResolvedScript {
   /** Display name with `:` between segments (`test:random`). */
@@ -37,6 +44,7 @@ export function scriptRoots(projectDir: string, env: NodeJS.ProcessEnv = process
   const userHome = env.SWITCHBOARD_HOME ?? join(env.HOME ?? homedir(), '.switchboard');
   return {
     project: join(projectDir, '.switchboard', 'scripts'),
+    mekara: join(projectDir, '.mekara', 'scripts'),
     user: join(userHome, 'scripts'),
     bundled: bundledScriptsDir(),
   };
@@ -65,7 +73,7 @@ export function normaliseName(raw: string): { display: string; path: string } {
 }
 
 function compiledIn(root: string, path: string): string | undefined {
-  for (const ext of MODULE_EXTENSIONS) {
+  for (const ext of COMPILED_EXTENSIONS) {
     const file = join(root, 'compiled', `${path}${ext}`);
     if (existsSync(file)) return file;
   }
@@ -108,8 +116,8 @@ export function resolveScript(roots: ScriptRoots, rawName: string): ResolvedScri
   return undefined;
 }
 
-function nlNames(root: string): string[] {
-  const base = join(root, 'nl');
+/** Script paths (`a/b`) under a folder with one extension, sorted. */
+function namesIn(base: string, ext: string): string[] {
   if (!existsSync(base)) return [];
   const out: string[] = [];
   const walk = (dir: string, depth: number) => {
@@ -124,7 +132,7 @@ function nlNames(root: string): string[] {
         continue;
       }
       if (isDir) walk(full, depth + 1);
-      else if (entry.endsWith('.md')) out.push(relative(base, full).slice(0, -3).split(sep).join('/'));
+      else if (entry.endsWith(ext)) out.push(relative(base, full).slice(0, -ext.length).split(sep).join('/'));
     }
   };
   walk(base, 0);
@@ -135,7 +143,7 @@ function nlNames(root: string): string[] {
 export function listScripts(roots: ScriptRoots): ResolvedScript[] {
   const seen = new Map<string, ResolvedScript>();
   for (const level of LEVELS) {
-    for (const path of nlNames(roots[level])) {
+    for (const path of namesIn(join(roots[level], 'nl'), '.md')) {
       const display = path.split('/').join(':');
       if (seen.has(display)) continue;
       try {
@@ -147,4 +155,35 @@ export function listScripts(roots: ScriptRoots): ResolvedScript[] {
     }
   }
   return [...seen.values()].sort((a, b) => compareNames(a.name, b.name));
+}
+
+/**
+ * Scripts of the mekara folder that Switchboard's own project folder hides (same name, NL or compiled): the
+ * Switchboard one runs, and each message names both files. `-` and `_` count as the same, as in resolution.
+ *
+ * @example
+ * scriptClashes(roots) // ['.mekara/scripts/nl/finish.md is not used: .switchboard/scripts/nl/finish.md …']
+ */
+export function scriptClashes(roots: ScriptRoots, projectDir: string): string[] {
+  const warnings: string[] = [];
+  const shown = (file: string) => relative(projectDir, file) || file;
+  const key = (path: string) => path.replaceAll('-', '_');
+  for (const [folder, exts] of [
+    ['nl', ['.md']],
+    ['compiled', COMPILED_EXTENSIONS],
+  ] as const) {
+    const own = new Map<string, string>();
+    for (const ext of exts)
+      for (const path of namesIn(join(roots.project, folder), ext))
+        if (!own.has(key(path))) own.set(key(path), join(roots.project, folder, `${path}${ext}`));
+    for (const ext of exts)
+      for (const path of namesIn(join(roots.mekara, folder), ext)) {
+        const winner = own.get(key(path));
+        if (!winner || path.endsWith('__init__')) continue;
+        warnings.push(
+          `${shown(join(roots.mekara, folder, `${path}${ext}`))} is not used: ${shown(winner)} has the same script name and Switchboard's own folder wins. Rename or delete one of them.`,
+        );
+      }
+  }
+  return warnings;
 }

@@ -24,6 +24,8 @@ export interface RunsOptions {
   /** Where a nested script's `working_dir` may be (see ExecutorOptions.confine). */
   confine: (dir: string) => string;
   runner: AutoRunner;
+  /** Environment of the Python runner of mekara scripts (see ExecutorOptions.pythonEnv). */
+  pythonEnv?: NodeJS.ProcessEnv;
   logger: Logger;
   /** A cassette recorder (SWITCHBOARD_VCR_CASSETTE); it hears every run. */
   cassette?: EventSink;
@@ -83,8 +85,8 @@ export class ScriptRuns {
   constructor(private readonly opts: RunsOptions) {}
 
   private newSession(): ScriptSession {
-    const { roots, projectDir, confine, runner } = this.opts;
-    return new ScriptSession({ roots, projectDir, confine, runner });
+    const { roots, projectDir, confine, runner, pythonEnv } = this.opts;
+    return new ScriptSession({ roots, projectDir, confine, runner, ...(pythonEnv ? { pythonEnv } : {}) });
   }
 
   private attach(id: string, principal: string, session: ScriptSession, entries: number): LiveRun {
@@ -128,10 +130,12 @@ export class ScriptRuns {
       projectDir: this.opts.projectDir,
       confine: this.opts.confine,
       runner: new ReplayRunner(cursor),
+      ...(this.opts.pythonEnv ? { pythonEnv: this.opts.pythonEnv } : {}),
     });
     try {
       await replayEvents(session, cursor, new AbortController().signal);
     } catch (err) {
+      await session.executor.dispose();
       if (err instanceof ReplayMismatch) {
         await this.opts.store.scriptRuns.update(record.id, { status: 'finished' });
         this.opts.logger.warn({ run: record.id, err: err.message }, 'script run replay diverged');
@@ -220,8 +224,12 @@ export class ScriptRuns {
     return processGone(Number(m[2]));
   }
 
-  /** Let go of this hub's stdio runs (it is stopping), so the next stdio hub on the project continues them. */
+  /**
+   * Let go of this hub's stdio runs (it is stopping), so the next stdio hub on the project continues them, and
+   * end the scripts held in memory (Python runners exit); their journals bring them back.
+   */
   async release(): Promise<void> {
+    for (const run of this.runs.values()) await run.session.executor.dispose();
     const own = `stdio:${this.opts.instanceId}`;
     for (const [key, id] of this.clients) {
       if (key !== own) continue;
@@ -289,6 +297,7 @@ export class ScriptRuns {
     for (const run of this.runs.values()) {
       if (run.busy > 0 || this.restoring.has(run.id) || now - run.lastUsed < IDLE_MS) continue;
       this.runs.delete(run.id);
+      void run.session.executor.dispose();
       for (const [k, id] of this.clients) if (id === run.id) this.clients.delete(k);
     }
   }

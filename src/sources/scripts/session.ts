@@ -41,6 +41,8 @@ export interface SessionOptions {
   /** See ExecutorOptions.confine. */
   confine?: (dir: string) => string;
   runner: AutoRunner;
+  /** See ExecutorOptions.pythonEnv. */
+  pythonEnv?: NodeJS.ProcessEnv;
 }
 
 function str(input: Record<string, unknown>, key: string): string | undefined {
@@ -68,6 +70,7 @@ export class ScriptSession {
       runner: this.runner,
       projectDir: opts.projectDir,
       ...(opts.confine ? { confine: opts.confine } : {}),
+      ...(opts.pythonEnv ? { pythonEnv: opts.pythonEnv } : {}),
     });
   }
 

@@ -4,6 +4,9 @@
 /** Free-form data shown with a step (why it runs, what it is for); recorded in journals and cassettes. */
 export type StepContext = Record<string, unknown>;
 
+/** A step's context as the executor sees it: a JS step's object, or the sentence a mekara (Python) step carries. */
+export type AnyStepContext = StepContext | string;
+
 /** What an auto step may do with its environment when it is a function. */
 export interface AutoFunctionContext {
   /** Where the step runs (`working_dir` of the script, the project directory by default). */
@@ -20,21 +23,21 @@ export type AutoFunction = (args: any, ctx: AutoFunctionContext) => unknown | Pr
 export interface AutoShellStep {
   readonly __switchboardStep: 'auto';
   readonly action: string;
-  readonly context: StepContext;
+  readonly context: AnyStepContext;
 }
 
 /** A program and its arguments, run without a shell: for any command that carries a value (a path, input, output). */
 export interface AutoArgvStep {
   readonly __switchboardStep: 'auto';
   readonly action: readonly string[];
-  readonly context: StepContext;
+  readonly context: AnyStepContext;
 }
 
 export interface AutoCallStep {
   readonly __switchboardStep: 'auto';
   readonly action: AutoFunction;
   readonly args: Record<string, unknown>;
-  readonly context: StepContext;
+  readonly context: AnyStepContext;
 }
 
 export type AutoStep = AutoShellStep | AutoArgvStep | AutoCallStep;

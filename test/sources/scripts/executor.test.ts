@@ -599,10 +599,16 @@ describe('script.list and script.write_bundled', () => {
       level: 'project',
       kind: 'nl',
       compiled_level: null,
+      compiled_language: null,
       description: 'my own flow',
     });
     expect(scripts).toContainEqual(
-      expect.objectContaining({ name: 'test:random', level: 'bundled', kind: 'compiled' }),
+      expect.objectContaining({
+        name: 'test:random',
+        level: 'bundled',
+        kind: 'compiled',
+        compiled_language: 'javascript',
+      }),
     );
     expect(scripts).toContainEqual(expect.objectContaining({ name: 'release-notes', level: 'bundled', kind: 'nl' }));
     expect(scripts).toContainEqual(expect.objectContaining({ name: 'personal', level: 'user', kind: 'nl' }));

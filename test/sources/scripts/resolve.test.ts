@@ -23,7 +23,7 @@ afterEach(() => {
 function roots(): ScriptRoots {
   const base = mkdtempSync(join(tmpdir(), 'switchboard-resolve-'));
   dirs.push(base);
-  return { project: join(base, 'p'), user: join(base, 'u'), bundled: join(base, 'b') };
+  return { project: join(base, 'p'), mekara: join(base, 'm'), user: join(base, 'u'), bundled: join(base, 'b') };
 }
 
 type Layout = { nl: ScriptLevel[]; compiled: ScriptLevel[] };

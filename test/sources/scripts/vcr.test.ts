@@ -181,6 +181,8 @@ describe('record and replay', () => {
       /not a cassette: expected initial_state.working_dir and a list of events/,
     );
     writeFileSync(file, 'initial_state: {working_dir: /x}\nevents:\n  - type: nonsense\n');
-    await expect(replayCassetteFile(file, tempDir(), env)).rejects.toThrow(/event 1 has no known type/);
+    await expect(replayCassetteFile(file, tempDir(), env)).rejects.toThrow(
+      /bad\.yaml: event 1 \(nonsense\), field 'type': expected mcp_tool_input, auto_step or mcp_tool_output, but it is "nonsense"/,
+    );
   });
 });

@@ -1,0 +1,304 @@
+// mekara's own files, unchanged (test/fixtures/mekara, see its NOTICE): its compiled Python scripts run through
+// the script tools with the real Python runner, a run survives a restart, `.mekara/scripts` yields to
+// Switchboard's folder with a named warning, and its cassettes replay (or are refused naming the entry and field).
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
+import { createLogger } from '../../../src/observe/logger.ts';
+import { type TestHub, testHub } from '../../helpers/hub.ts';
+import { replayCassetteFile } from '../../helpers/vcr.ts';
+import { projectScripts, type ToolAnswer, tool, writeFiles } from './helpers.ts';
+
+const MEKARA = join(import.meta.dirname, '../../fixtures/mekara');
+const env = { ...process.env, SWITCHBOARD_HOME: join(tmpdir(), 'switchboard-mekara-nohome') };
+
+const dirs: string[] = [];
+const hubs: TestHub[] = [];
+afterEach(async () => {
+  for (const h of hubs.splice(0)) await h.close();
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh project holding mekara's `.mekara/scripts`; test:nested writes to /tmp, so the workspace allows it. */
+function mekaraProject(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-'));
+  dirs.push(dir);
+  cpSync(join(MEKARA, 'project'), dir, { recursive: true });
+  writeFiles(dir, { '.switchboard/config.toml': '[workspace]\nextra_dirs = ["/tmp"]\n' });
+  return dir;
+}
+
+async function open(dir: string, extra: Partial<Parameters<typeof testHub>[0]> = {}): Promise<TestHub> {
+  const hub = await testHub({ cwd: dir, ...extra });
+  hubs.push(hub);
+  return hub;
+}
+
+function ok(answer: ToolAnswer): ToolAnswer {
+  if (!answer.ok) throw new Error(`${answer.code}: ${answer.text}`);
+  return answer;
+}
+
+/** The number `shuf` printed in test:random's first step. */
+function secretOf(answer: ToolAnswer): number {
+  const m = /`shuf -i 1-100 -n 1`\n\n\s*<output>\n\s*(\d+)\n/.exec(answer.text);
+  if (!m) throw new Error(`no shuf output in:\n${answer.text}`);
+  return Number(m[1]);
+}
+
+/** Python runner processes that are children of this test process. */
+function ownRunners(): string[] {
+  return execFileSync('ps', ['-eo', 'ppid=,args='], { encoding: 'utf8' })
+    .split('\n')
+    .filter((l) => l.trim().startsWith(`${process.pid} `) && l.includes('switchboard_runner.py'));
+}
+
+describe("mekara's compiled Python scripts", () => {
+  it('are listed as compiled Python scripts of the mekara level', async () => {
+    const hub = await open(mekaraProject());
+    const { scripts, warnings } = await hub.value('script.list');
+    for (const name of ['test:random', 'test:nested', 'test:double-or-nothing', 'setup-worktree'])
+      expect(scripts).toContainEqual(
+        expect.objectContaining({ name, level: 'mekara', kind: 'compiled', compiled_language: 'python' }),
+      );
+    expect(scripts).toContainEqual(
+      expect.objectContaining({ name: 'test:imagine-object', level: 'mekara', kind: 'nl' }),
+    );
+    expect(warnings).toEqual([]);
+  });
+
+  it('runs test:random to the end: shell step, LLM step, function step with its printed output', async () => {
+    const hub = await open(mekaraProject());
+    const first = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    expect(first.state).toBe('llm');
+    expect(first.text).toContain('### Pending LLM step: `test:random[1]`');
+    expect(first.text).toContain('Ask the user to guess the number.');
+    expect(first.text).toContain("- `guess`: the user's guessed number as an integer");
+    const secret = secretOf(first);
+    const second = ok(await tool(hub, 'script.continue_compiled_script', { outputs: { guess: secret } }));
+    expect(second.text).toContain('- `test:random[2]`: ✓ `_print_message(…)`');
+    expect(second.text).toContain('You got it right!');
+    expect(second.text).toContain('congratulate them on being such a prescient user');
+    const done = ok(await tool(hub, 'script.continue_compiled_script', { outputs: {} }));
+    expect(done.state).toBe('finished');
+    expect(ownRunners()).toEqual([]);
+  });
+
+  it('runs test:double-or-nothing with its argument, keeping Python floats as floats', async () => {
+    const dir = mekaraProject();
+    const hub = await open(dir);
+    const done = ok(await tool(hub, 'script.start', { name: 'test:double-or-nothing', arguments: '3' }));
+    expect(done.state).toBe('finished');
+    // 3 doubled is the float 6.0 (written "6.0", as under mekara) or the integer 0.
+    const written = readFileSync(join(dir, 'resulting-number.txt'), 'utf8').trim();
+    expect(['6.0', '0']).toContain(written);
+    expect(done.text).toContain(`\`echo ${written} > resulting-number.txt\``);
+  });
+
+  it('runs test:nested to the end: nested compiled, NL and a working_dir, then restarts mid-run', async () => {
+    const dir = mekaraProject();
+    const first = await open(dir);
+    const started = ok(await tool(first, 'script.start', { name: 'test:nested' }));
+    expect(started.text).toContain('### Pending LLM step: `test:nested[0] > test:random[1]`');
+    const secret = secretOf(started);
+    const lost = ok(await tool(first, 'script.continue_compiled_script', { outputs: { guess: secret + 3 } }));
+    expect(lost.text).toContain('You got it wrong!');
+    expect(lost.text).toContain('give them a choice insult');
+    const diff = ok(await tool(first, 'script.continue_compiled_script', { outputs: {} }));
+    expect(diff.text).toContain('### Pending LLM step: `test:nested[1]`');
+    const nl = ok(await tool(first, 'script.continue_compiled_script', { outputs: { difference: 3 } }));
+    expect(nl.state).toBe('nl');
+    expect(nl.text).toContain('### Pending NL script: `test:nested[4] > test:imagine-object`');
+    expect(nl.text).toContain('`_double_or_nothing(…)`');
+    const owed = readFileSync('/tmp/resulting-number.txt', 'utf8').trim();
+    expect(nl.text).toContain(`\`cat /tmp/resulting-number.txt\`\n\n  <output>\n  ${owed}\n  </output>`);
+    expect(ownRunners().length).toBe(1); // test:nested waits; its children have finished.
+    await first.close();
+    expect(ownRunners()).toEqual([]);
+
+    // A new hub rebuilds the run from the journal: Python generators replayed, no step run again.
+    rmSync('/tmp/resulting-number.txt');
+    const second = await open(dir);
+    const status = ok(await tool(second, 'script.status'));
+    expect(status).toMatchObject({ state: 'nl', runId: started.runId });
+    expect(status.text).toContain('Stack: `test:nested[4] > test:imagine-object`');
+    const last = ok(await tool(second, 'script.finish_nl_script'));
+    expect(last.text).toContain('### Pending LLM step: `test:nested[5]`');
+    expect(last.text).toContain('Tell the user that they owe the "owed" number');
+    expect(ok(await tool(second, 'script.continue_compiled_script', { outputs: {} })).state).toBe('finished');
+    expect(existsSync('/tmp/resulting-number.txt')).toBe(false);
+  });
+
+  it('hands an exception of the script to the agent, and a value JSON cannot hold is named', async () => {
+    const dir = mekaraProject();
+    projectScripts(dir, {
+      'nl/py-fails.md': '# Fails\n\nDo it by hand.\n',
+      'compiled/py_fails.py': [
+        'from mekara.scripting.runtime import auto',
+        'def _stamp():',
+        '    print("between steps on stdout")',
+        '    return {1, 2}',
+        'def execute(request):',
+        '    print("the script prints to stdout too")',
+        '    r = yield auto("echo fine", context="a shell step")',
+        '    yield auto(_stamp, context="returns a set")',
+        '',
+      ].join('\n'),
+    });
+    const hub = await open(dir);
+    const answer = ok(await tool(hub, 'script.start', { name: 'py-fails' }));
+    expect(answer.state).toBe('fallback');
+    expect(answer.text).toContain('`echo fine`');
+    expect(answer.text).toContain(
+      'TypeError: the value _stamp() returned is a set, which cannot be recorded: use str, int, float, bool, None, lists and dicts with string keys',
+    );
+    expect(answer.text).toContain('between steps on stdout');
+    expect(answer.text).toContain('Do it by hand.');
+  });
+
+  it('refuses a .py file without execute(request), naming the file and what it must define', async () => {
+    const dir = mekaraProject();
+    projectScripts(dir, { 'nl/empty.md': '# Empty\n', 'compiled/empty.py': 'x = 1\n' });
+    const hub = await open(dir);
+    const answer = await tool(hub, 'script.start', { name: 'empty' });
+    expect(answer).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
+    expect(answer.text).toContain('Compiled script .switchboard/scripts/compiled/empty.py failed to load');
+    expect(answer.text).toContain('def execute(request: str):');
+  });
+
+  it('says clearly that python3 is missing when a Python script starts', async () => {
+    const hub = await open(mekaraProject(), { env: { PATH: '/nonexistent-bin' } });
+    const answer = await tool(hub, 'script.start', { name: 'test:random' });
+    expect(answer).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(answer.text).toContain('.mekara/scripts/compiled/test/random.py is a Python script');
+    expect(answer.text).toContain('needs `python3` (3.10 or later) on the PATH of Switchboard');
+    expect(answer.text).toContain('PATH=/nonexistent-bin');
+  });
+});
+
+describe('.mekara/scripts next to .switchboard/scripts', () => {
+  it("lets Switchboard's own folder win a name clash and names both files in script__list and the log", async () => {
+    const dir = mekaraProject();
+    projectScripts(dir, { 'nl/test/random.md': '# Own random\n\nPick a number yourself.\n' });
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        lines.push(String(chunk));
+        done();
+      },
+    });
+    const hub = await open(dir, { logger: createLogger('warn', sink) });
+    const { scripts, warnings } = await hub.value('script.list');
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:random', level: 'project', kind: 'nl' }));
+    const expected =
+      ".mekara/scripts/nl/test/random.md is not used: .switchboard/scripts/nl/test/random.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.";
+    expect(warnings).toEqual([expected]);
+    expect(lines.join('')).toContain(JSON.stringify(expected).slice(1, -1));
+    const started = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    expect(started.text).toContain('Pick a number yourself.');
+  });
+});
+
+describe("mekara's cassettes", () => {
+  const nested = join(MEKARA, 'cassettes', 'mcp-nested.yaml');
+
+  function copy(mutate: (data: any) => void): string {
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-cassette-'));
+    dirs.push(dir);
+    const data = parse(readFileSync(nested, 'utf8'));
+    mutate(data);
+    const file = join(dir, 'cassette.yaml');
+    writeFileSync(file, stringify(data));
+    return file;
+  }
+
+  async function failure(file: string): Promise<Error> {
+    try {
+      await replayCassetteFile(file, join(MEKARA, 'project'), env);
+    } catch (err) {
+      return err as Error;
+    }
+    throw new Error('the replay succeeded, but a failure was expected');
+  }
+
+  it('replays mcp-nested.yaml through the real Python scripts without running a step', async () => {
+    rmSync('/tmp/resulting-number.txt', { force: true });
+    expect(await replayCassetteFile(nested, join(MEKARA, 'project'), env)).toEqual({ calls: 6, events: 17 });
+    expect(existsSync('/tmp/resulting-number.txt')).toBe(false);
+  });
+
+  it('fails when a recorded auto step differs from what the script does', async () => {
+    const file = copy((d) => {
+      d.events[1].inputs.action = 'shuf -i 1-10 -n 1';
+    });
+    const err = await failure(file);
+    expect(err.message).toContain('VCR replay mismatch at event 2 of a mekara cassette');
+    expect(err.message).toContain('Expected: auto_step shell "shuf -i 1-10 -n 1"');
+    expect(err.message).toContain('Actual: auto_step shell "shuf -i 1-100 -n 1"');
+  });
+
+  it('fails when mekara says something else is pending, or elsewhere on the stack', async () => {
+    const moved = copy((d) => {
+      d.events[2].output = d.events[2].output.replace(
+        'test:nested[0] > test:random[1]',
+        'test:nested[0] > test:random[2]',
+      );
+    });
+    expect((await failure(moved)).message).toContain(
+      "mekara's stack is `test:nested[0] > test:random[2]`; Switchboard's is `test:nested[0] > test:random[1]`",
+    );
+    const ended = copy((d) => {
+      d.events[2].output = '## All Steps Completed\n\nThe script has finished execution.';
+    });
+    expect((await failure(ended)).message).toContain(
+      "mekara's output shows a pending finished state; Switchboard's is llm",
+    );
+  });
+
+  it('keeps a recorded 0.0 a float: the script echoes 0.0 as it did when recorded', async () => {
+    const file = copy((d) => {
+      d.events[9].result.value = 0; // what a JSON reader would make of 0.0
+      d.events[9].inputs.kwargs.number = 0;
+    });
+    const err = await failure(file);
+    expect(err.message).toContain('Expected: auto_step call "_double_or_nothing" kwargs={"number":0}');
+    expect(err.message).toContain('Actual: auto_step call "_double_or_nothing" kwargs={"number":{"$float":0}}');
+  });
+
+  it("refuses write-bundled.yaml: mekara's own package files, naming the entry and field", async () => {
+    const err = await failure(join(MEKARA, 'cassettes', 'write-bundled.yaml'));
+    expect(err).toMatchObject({ code: 'INVALID_INPUT' });
+    expect(err.message).toContain("write-bundled.yaml: event 1 (mcp_tool_input), field 'tool'");
+    expect(err.message).toContain("write_bundled copies mekara's own bundled scripts");
+    expect(err.message).toContain('but it is "write_bundled"');
+  });
+
+  it('answers a malformed entry with INVALID_INPUT naming the event and the field', async () => {
+    const cases: [(d: any) => void, string][] = [
+      [
+        (d) => delete d.events[1].result.exit_code,
+        "event 2 (auto_step), field 'result.exit_code': expected an integer, but it is missing",
+      ],
+      [
+        (d) => (d.events[1].result.type = 'boom'),
+        "event 2 (auto_step), field 'result.type': expected shell, call or exception",
+      ],
+      [(d) => (d.events[1].inputs = 'x'), "event 2 (auto_step), field 'inputs': expected a mapping"],
+      [
+        (d) => (d.events[3].tool = 'resume'),
+        "event 4 (mcp_tool_input), field 'tool': expected one of mekara's run tools",
+      ],
+      [(d) => (d.events[2].output = 7), "event 3 (mcp_tool_output), field 'output': expected a string, but it is 7"],
+      [(d) => (d.events[5] = null), "event 6, field '(the event)': expected a mapping with a type"],
+    ];
+    for (const [mutate, message] of cases) {
+      const err = await failure(copy(mutate));
+      expect(err).toMatchObject({ code: 'INVALID_INPUT' });
+      expect(err.message).toContain(message);
+    }
+  });
+});
