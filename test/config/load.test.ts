@@ -24,6 +24,7 @@ describe('loadConfig', () => {
       port: 7777,
       max_body_bytes: 4194304,
       page_size: 500,
+      first_list_wait_ms: 3000,
       allowed_hosts: [],
       allowed_origins: [],
     });
