@@ -1,5 +1,6 @@
 // The configuration schema: the single source of truth for what `.switchboard/config.toml` may say.
 // Strict objects: an unknown key is an error that names it. Defaults live here and nowhere else.
+// Past ~400 lines on purpose: every key of config.toml on one page, as docs/configuration.md reads it.
 import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65535);
