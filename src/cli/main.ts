@@ -24,7 +24,8 @@ const cmd = {
 
 /**
  * The command groups that act on a project's files and store. Not `serve` (its banner names the project; over
- * stdio its stderr is an agent's log), `hook` (run by an agent), nor `events` and `stats` (a running server).
+ * stdio its stderr is an agent's log), `hook` (run by an agent), `events` and `stats` (a running server), nor
+ * `install`/`uninstall`: they touch an agent's config, never the store, and name every file they write.
  */
 const PROJECT_COMMANDS = new Set([
   'tools',
@@ -32,8 +33,6 @@ const PROJECT_COMMANDS = new Set([
   'audit',
   'mcp',
   'vcr',
-  'install',
-  'uninstall',
   'agents',
   'sessions',
 ]);
