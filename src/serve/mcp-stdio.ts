@@ -47,24 +47,29 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   let current: Server | undefined;
   let fast: FastCalls | undefined;
   let started: McpServing | undefined;
+  // The fast branch: plain tools/call of an initialized session, through the same adapter and encoder as the SDK's.
+  // It serves once the hub is up; a `logging/setLevel` the SDK answered before that still applies to its calls.
+  let levelBeforeHub: unknown;
+  const reply: FastReply = {
+    result: (id, json) => transport.sendResult(id, json),
+    error: (id, message) => void transport.send({ jsonrpc: '2.0', id, error: { code: -32603, message } }),
+    toSdk: (message) => transport.onmessage?.(message as JSONRPCMessage),
+  };
+  transport.fast = {
+    take: (message) => fast?.take(current, message, () => reply) ?? false,
+    observe: (message) => {
+      if (fast) fast.observe(message);
+      else if ((message as { method?: unknown }).method === 'logging/setLevel') levelBeforeHub = message;
+    },
+  };
 
   const ready = (hub: Hub): McpServing => {
     const config = hub.config.get();
     transport.setMaxMessageBytes(config.stdio.max_message_bytes);
     // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
     const principal = makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' });
-    // The fast branch: plain tools/call of an initialized session, through the same adapter and encoder as the SDK's.
-    const calls = new FastCalls(hub, principal, 'stdio');
-    const reply: FastReply = {
-      result: (id, json) => transport.sendResult(id, json),
-      error: (id, message) => void transport.send({ jsonrpc: '2.0', id, error: { code: -32603, message } }),
-      toSdk: (message) => transport.onmessage?.(message as JSONRPCMessage),
-    };
-    transport.fast = {
-      take: (message) => calls.take(current, message, () => reply),
-      observe: (message) => calls.observe(message),
-    };
-    fast = calls;
+    fast = new FastCalls(hub, principal, 'stdio');
+    if (levelBeforeHub) fast.observe(levelBeforeHub);
     started = { hub, principal };
     if (current) unsubscribers.push(forwardListChanges(hub, current));
     return started;

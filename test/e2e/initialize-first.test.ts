@@ -38,6 +38,16 @@ function gatedProject(): { dir: string; fifo: string } {
          words.push(word);
          return { words: [...words] };
        },
+     });
+     export const log = defineCapability({
+       name: 'gate.log',
+       description: 'Log the text at info, then at error.',
+       input: z.object({ text: z.string() }),
+       handle: async ({ text }, ctx) => {
+         await ctx.log('info', 'info: ' + text);
+         await ctx.log('error', 'error: ' + text);
+         return {};
+       },
      });`,
   );
   return { dir, fifo };
@@ -60,12 +70,18 @@ for (const launch of launches) {
         stderr += d;
       });
       const client = new Client({ name: 'e2e', version: '1.0.0' });
+      const logs: string[] = [];
+      client.setNotificationHandler('notifications/message', async (n) => {
+        logs.push(String(n.params.data));
+      });
       try {
         // The gate is shut: the hub cannot have finished starting, yet the handshake completes.
         await client.connect(transport);
         expect(client.getServerVersion()).toEqual(SERVER_INFO);
         expect(client.getServerCapabilities()).toEqual(SERVER_CAPABILITIES);
         expect(client.getInstructions()).toBe(INSTRUCTIONS);
+        // Answered by the SDK before the hub; it still applies to the calls served once the hub is up.
+        await client.setLoggingLevel('error');
 
         const settled: string[] = [];
         const track = <T>(name: string, p: Promise<T>) => p.finally(() => settled.push(name));
@@ -97,6 +113,8 @@ for (const launch of launches) {
           'second',
           'third',
         ]);
+        await client.callTool({ name: 'gate__log', arguments: { text: 'after' } });
+        expect(logs).toEqual(['error: after']);
         expect(stderr).not.toMatch(/error/i);
       } finally {
         await client.close();
