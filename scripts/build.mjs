@@ -124,7 +124,10 @@ const deferred = {
     }));
   },
 };
-const SNAPSHOT_BANNER = `const __switchboardBuildRequire = require;
+// The bundle's modules are evaluated before src/snapshot.ts's own body points `import.meta.url` at dist/: modules
+// that read a file next to them when evaluated (version.ts reads package.json) find it through this first value.
+const SNAPSHOT_BANNER = `globalThis.__switchboardMetaUrl = require('node:url').pathToFileURL(__filename).href;
+const __switchboardBuildRequire = require;
 require = (id) => (globalThis.__switchboardRequire ?? __switchboardBuildRequire)(id);
 function __switchboardDeferred(id, name, known = {}) {
   let mod;

@@ -1,6 +1,7 @@
 // `switchboard serve`: MCP over stdio by default, or Streamable HTTP + REST with --http.
 import { existsSync } from 'node:fs';
-import { createHub } from '../hub.ts';
+import type { HubOptions } from '../hub.ts';
+import { createLogger } from '../observe/logger.ts';
 import { version } from '../version.ts';
 import { CliError, colour } from './output.ts';
 
@@ -35,28 +36,36 @@ export async function serve(opts: ServeOptions): Promise<void> {
       2,
     );
   const exposure = opts.only || opts.except ? { allow: opts.only ?? [], deny: opts.except ?? [] } : undefined;
+  const logger = createLogger();
   // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
-  const hub = await createHub({
+  const hubOptions: HubOptions = {
     cwd: opts.cwd,
+    logger,
     handlerPaths: opts.handlers,
     watchConfig: true,
     announce: true,
     storeUrl: opts.store,
-  });
+  };
   if (!opts.http) {
+    // The handshake is answered before the hub starts (an agent gives its servers a few seconds to connect): the
+    // hub's modules are loaded, and the hub built, once that answer is out (docs/decisions.md).
     const { serveMcpStdio } = await import('../serve/mcp-stdio.ts');
-    const stdio = serveMcpStdio(hub, { exposure });
+    const stdio = serveMcpStdio(async () => (await import('../hub.ts')).createHub(hubOptions), { exposure, logger });
     const stop = async () => {
       await stdio.close().catch(() => {});
-      await hub.close().catch(() => {});
       process.exit(0);
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
+    // Rejects when the hub failed to start (every waiting request has had its answer): main reports it on stderr
+    // and exits non-zero.
     await stdio.closed;
     await stop();
     return;
   }
+  // Over HTTP the port is bound once the hub is up: /readyz and the banner report a started hub.
+  const { createHub } = await import('../hub.ts');
+  const hub = await createHub(hubOptions);
   const { serveHttp } = await import('../serve/http.ts');
   let http: Awaited<ReturnType<typeof serveHttp>>;
   try {

@@ -33,7 +33,8 @@ export class LineSplitter {
   /** Set once the unfinished line is over the limit: its length so far and its first bytes. */
   private dropping?: { bytes: number; head: Buffer };
 
-  constructor(readonly maxLineBytes: number) {}
+  /** May be changed between chunks (stdio serve reads its handshake before the configured limit is known). */
+  constructor(public maxLineBytes: number) {}
 
   /** Feed the next chunk; complete lines go to `sink` in order. */
   push(chunk: Buffer, sink: LineSink): void {

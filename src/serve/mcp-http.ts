@@ -62,10 +62,10 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   // The principal rides on the SDK's pass-through authInfo (set on `req.auth` below).
   const modern = createMcpHandler(
     (ctx) =>
-      buildMcpServer(hub, {
-        principal: (ctx.authInfo?.extra?.principal as Principal | undefined) ?? anonymous,
-        transport: 'http',
-      }),
+      buildMcpServer(
+        { hub, principal: (ctx.authInfo?.extra?.principal as Principal | undefined) ?? anonymous },
+        { transport: 'http' },
+      ),
     {
       legacy: 'reject',
       maxRequestBodySize: opts.maxBodyBytes,
@@ -109,7 +109,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
    * the client's answer finds its way back here from whichever instance receives it.
    */
   async function openSession(id: string, principal: Principal): Promise<SessionTransport> {
-    const server = buildMcpServer(hub, { principal, transport: 'http' });
+    const server = buildMcpServer({ hub, principal }, { transport: 'http' });
     const transport: SessionTransport = new SessionTransport({
       id,
       hub,

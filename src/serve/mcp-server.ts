@@ -31,7 +31,8 @@ export const SERVER_CAPABILITIES = {
   logging: {},
 };
 
-const INSTRUCTIONS =
+/** What every client is told at the handshake. */
+export const INSTRUCTIONS =
   'Switchboard is an MCP hub. Read the resource switchboard://welcome for what is here. ' +
   'Tools are named domain__action (task__create, system__health). The task board (task__*) is shared by every agent.';
 
@@ -134,41 +135,64 @@ export function forwardListChanges(hub: Hub, server: Server): () => void {
   });
 }
 
-export interface McpServerOptions {
+/** What one protocol server serves: the hub, to this caller. */
+export interface McpServing {
+  hub: Hub;
   principal: Principal;
-  transport: TransportKind;
+}
+
+/** One page of a list, mapped to its wire form, with `nextCursor` when more follow. */
+function listPage<T, U>(
+  hub: Hub,
+  items: T[],
+  cursor: string | undefined,
+  keyOf: (item: T) => string,
+  map: (item: T) => U,
+) {
+  const { page, nextCursor } = paginate(items, cursor, hub.config.get().server.page_size, keyOf);
+  return { items: page.map(map), more: nextCursor ? { nextCursor } : {} };
 }
 
 /**
  * Build one protocol server instance. Cheap by design: handlers close over the hub, so stateless HTTP
  * can afford one instance per request.
+ *
+ * `serving` is the hub and the caller, or — on stdio, which answers `initialize` before the hub has started
+ * (docs/decisions.md, "Initialize before the hub") — a function that starts the hub and resolves to them. The
+ * handshake (`initialize`, `server/discover`, `ping`) is the SDK's own and needs neither; every handler below waits
+ * for them first, so requests that arrive during the start run in the order they came once it is done, a request
+ * cancelled while it waited runs nothing, and a hub that failed to start answers each with that failure.
  */
-export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
-  const { registry } = hub.services;
-  const { principal, transport } = opts;
-  const codec = requestStateCodec(hub);
+export function buildMcpServer(
+  serving: McpServing | (() => Promise<McpServing>),
+  opts: { transport: TransportKind },
+): Server {
+  const { transport } = opts;
+  const served = async (signal: AbortSignal): Promise<McpServing> => {
+    const ready = typeof serving === 'function' ? await serving() : serving;
+    signal.throwIfAborted();
+    return ready;
+  };
   const server = new Server(SERVER_INFO, {
     capabilities: SERVER_CAPABILITIES,
     instructions: INSTRUCTIONS,
     // Rejects a tampered or expired requestState with -32602 before any handler runs.
     requestState: {
       verify: async (state, ctx) => {
-        const sealedState = await codec.verify(state, ctx);
+        const { hub, principal } = await served(ctx.mcpReq.signal);
+        const sealedState = await requestStateCodec(hub).verify(state, ctx);
         if (sealedState.p !== principal.id) throw new Error('requestState was minted for another principal');
         return sealedState;
       },
     },
   });
 
-  /** One page of a list, mapped to its wire form, with `nextCursor` when more follow. */
-  const listPage = <T, U>(items: T[], cursor: string | undefined, keyOf: (item: T) => string, map: (item: T) => U) => {
-    const { page, nextCursor } = paginate(items, cursor, hub.config.get().server.page_size, keyOf);
-    return { items: page.map(map), more: nextCursor ? { nextCursor } : {} };
-  };
-  server.setRequestHandler('tools/list', async (request) => {
+  server.setRequestHandler('tools/list', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
     await hub.catalogReady();
     const { items, more } = listPage(
-      registry.list(principal),
+      hub,
+      hub.services.registry.list(principal),
       request.params?.cursor,
       (e) => e.tool.name,
       (e) => {
@@ -180,6 +204,7 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
     const target = `tools/call:${request.params.name}`;
     const call = {
       id: ctx.mcpReq.id,
@@ -197,13 +222,15 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
         log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
       }),
     );
-    return (await sealed(toCallToolResult(outcome), codec, principal, target)) as any;
+    return (await sealed(toCallToolResult(outcome), requestStateCodec(hub), principal, target)) as any;
   });
 
-  server.setRequestHandler('resources/list', async (request) => {
+  server.setRequestHandler('resources/list', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
     await hub.catalogReady();
     const { items, more } = listPage(
-      registry.listResources(principal),
+      hub,
+      hub.services.registry.listResources(principal),
       request.params?.cursor,
       (r) => r.uri,
       (r) => ({
@@ -215,10 +242,12 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     return { resources: items, ...more };
   });
 
-  server.setRequestHandler('resources/templates/list', async (request) => {
+  server.setRequestHandler('resources/templates/list', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
     await hub.catalogReady();
     const { items, more } = listPage(
-      registry.listResourceTemplates(principal),
+      hub,
+      hub.services.registry.listResourceTemplates(principal),
       request.params?.cursor,
       (t) => t.uriTemplate,
       (t) => ({ uriTemplate: t.uriTemplate, name: t.name, ...displayFields(t) }),
@@ -226,8 +255,10 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
     return { resourceTemplates: items, ...more };
   });
 
-  server.setRequestHandler('resources/read', (request, ctx) =>
-    withCallerPaths(hub, async () => {
+  server.setRequestHandler('resources/read', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
+    const { registry } = hub.services;
+    return withCallerPaths(hub, async () => {
       const uri = request.params.uri;
       const rctx = readContext(hub, principal, transport, ctx.mcpReq.signal);
       const fixed = registry.getResource(uri);
@@ -238,16 +269,25 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       }
       // -32602 with data.uri (SEP-2164), never an empty contents list.
       throw new ResourceNotFoundError(uri);
-    }),
-  );
+    });
+  });
 
-  server.setRequestHandler('resources/subscribe', async () => ({}));
-  server.setRequestHandler('resources/unsubscribe', async () => ({}));
+  // Nothing to keep per subscription (every change is announced), but they wait like every other request.
+  server.setRequestHandler('resources/subscribe', async (_request, ctx) => {
+    await served(ctx.mcpReq.signal);
+    return {};
+  });
+  server.setRequestHandler('resources/unsubscribe', async (_request, ctx) => {
+    await served(ctx.mcpReq.signal);
+    return {};
+  });
 
-  server.setRequestHandler('prompts/list', async (request) => {
+  server.setRequestHandler('prompts/list', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
     await hub.catalogReady();
     const { items, more } = listPage(
-      registry.listPrompts(principal),
+      hub,
+      hub.services.registry.listPrompts(principal),
       request.params?.cursor,
       (p) => p.name,
       (p) => ({
@@ -268,7 +308,8 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
   });
 
   server.setRequestHandler('prompts/get', async (request, ctx) => {
-    const prompt = registry.getPrompt(request.params.name);
+    const { hub, principal } = await served(ctx.mcpReq.signal);
+    const prompt = hub.services.registry.getPrompt(request.params.name);
     if (!prompt || !allowed(principal, prompt.roles)) {
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -294,11 +335,14 @@ export function buildMcpServer(hub: Hub, opts: McpServerOptions): Server {
       ),
     );
     // A prompt may answer with an MCP result verbatim (mcpResult / inputRequired), e.g. to ask for input first.
-    if (isRawResult(result)) return (await sealed(result.mcp ?? { messages: [] }, codec, principal, target)) as any;
+    if (isRawResult(result))
+      return (await sealed(result.mcp ?? { messages: [] }, requestStateCodec(hub), principal, target)) as any;
     return result as any;
   });
 
-  server.setRequestHandler('completion/complete', async (request) => {
+  server.setRequestHandler('completion/complete', async (request, ctx) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
+    const { registry } = hub.services;
     const { ref, argument } = request.params;
     let values: string[] = [];
     if (ref.type === 'ref/prompt') {

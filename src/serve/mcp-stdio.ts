@@ -1,66 +1,127 @@
 // MCP over stdio: one connection per process; stdout carries only protocol, logs go to stderr.
 // The caller's roles come from `[stdio] roles` (default: all).
+//
+// The connection comes first and the hub second (issue 17; docs/decisions.md, "Initialize before the hub"): the
+// handshake is answered by the SDK alone, and the hub — configuration, store, handler modules, sources — starts
+// once that answer is out. Every other request waits for it in buildMcpServer's handlers.
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import type { Logger } from 'pino';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/schema.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { FastCalls, type FastReply } from './fast-call.ts';
-import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
+import { buildMcpServer, forwardListChanges, type McpServing } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
+  /** Close the connection, then the hub if it has started (one still starting is not waited for). */
   close(): Promise<void>;
-  /** Resolves when the client closes stdin. */
+  /**
+   * Resolves when the client closes stdin. Rejects with the hub's own error when it failed to start, once every
+   * request that waited for it has been answered with that failure and the connection is closed.
+   */
   closed: Promise<void>;
 }
 
-export function serveMcpStdio(hub: Hub, opts: { exposure?: Exposure } = {}): StdioHandle {
-  // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
-  const principal = makePrincipal(hub.config.get(), opts.exposure, {
-    id: 'stdio',
-    roles: hub.config.get().stdio.roles,
-    kind: 'stdio',
-  });
+export interface StdioOptions {
+  exposure?: Exposure;
+  /** The process logger (the hub's too): transport errors may come before the hub. */
+  logger: Logger;
+}
+
+/** Serve MCP on stdin/stdout; `startHub` is called once, when the handshake has been answered or a request needs it. */
+export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions): StdioHandle {
   const unsubscribers: (() => void)[] = [];
-  let resolveClosed!: () => void;
-  const closed = new Promise<void>((r) => {
-    resolveClosed = r;
+  let failure: Error | undefined;
+  let settleClosed!: (err?: Error) => void;
+  const closed = new Promise<void>((resolve, reject) => {
+    settleClosed = (err) => (err ? reject(err) : resolve());
   });
-  const transport = new BatchingStdioTransport(hub.config.get().stdio.max_message_bytes);
+  /** The connection ended: the client's doing, unless the hub failed (then `failed` settles `closed`). */
+  const ended = () => {
+    if (!failure) settleClosed();
+  };
+  // The handshake is read with the default limit; the configured one applies once the hub has read the config.
+  const transport = new BatchingStdioTransport(DEFAULT_MAX_MESSAGE_BYTES);
   let current: Server | undefined;
+  let fast: FastCalls | undefined;
+  let started: McpServing | undefined;
   // The fast branch: plain tools/call of an initialized session, through the same adapter and encoder as the SDK's.
-  const fast = new FastCalls(hub, principal, 'stdio');
+  // It serves once the hub is up; a `logging/setLevel` the SDK answered before that still applies to its calls.
+  let levelBeforeHub: unknown;
   const reply: FastReply = {
     result: (id, json) => transport.sendResult(id, json),
     error: (id, message) => void transport.send({ jsonrpc: '2.0', id, error: { code: -32603, message } }),
     toSdk: (message) => transport.onmessage?.(message as JSONRPCMessage),
   };
   transport.fast = {
-    take: (message) => fast.take(current, message, () => reply),
-    observe: (message) => fast.observe(message),
+    take: (message) => fast?.take(current, message, () => reply) ?? false,
+    observe: (message) => {
+      if (fast) fast.observe(message);
+      else if ((message as { method?: unknown }).method === 'logging/setLevel') levelBeforeHub = message;
+    },
   };
-  const handle = serveStdio(
+
+  const ready = (hub: Hub): McpServing => {
+    const config = hub.config.get();
+    transport.setMaxMessageBytes(config.stdio.max_message_bytes);
+    // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
+    const principal = makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' });
+    fast = new FastCalls(hub, principal, 'stdio');
+    if (levelBeforeHub) fast.observe(levelBeforeHub);
+    started = { hub, principal };
+    if (current) unsubscribers.push(forwardListChanges(hub, current));
+    return started;
+  };
+
+  const failed = (err: Error): never => {
+    // The requests waiting for the hub are answered with the failure in this turn; then the connection closes (its
+    // last answers written) and `closed` rejects, so `serve` exits non-zero with the error on stderr, as when the
+    // hub started first.
+    failure = err;
+    setImmediate(() => void handle.close().finally(() => settleClosed(err)));
+    throw new Error(`Switchboard could not start, so it cannot answer this request: ${err.message}`);
+  };
+
+  let serving: Promise<McpServing> | undefined;
+  /**
+   * The hub, started once — in the turn after the one that asked, so what that turn answers without it (the
+   * handshake of a client that sent more behind it) goes out first.
+   */
+  const serve = (): Promise<McpServing> => {
+    if (!serving) {
+      serving = transport.afterThisTurn().then(startHub).then(ready, failed);
+      serving.catch(() => {}); // Answered to each waiting request, and through `closed`.
+    }
+    return serving;
+  };
+  transport.onfirstwrite = () => void serve();
+
+  const connection = serveStdio(
     () => {
-      const server = buildMcpServer(hub, { principal, transport: 'stdio' });
+      const server = buildMcpServer(serve, { transport: 'stdio' });
       current = server;
       // Tell the client when tools, resources or prompts change (sources load in the background).
-      unsubscribers.push(forwardListChanges(hub, server));
+      if (started) unsubscribers.push(forwardListChanges(started.hub, server));
       const prevClose = server.onclose;
       server.onclose = () => {
         prevClose?.();
-        fast.closeAll();
-        resolveClosed();
+        fast?.closeAll();
+        ended();
       };
       return server;
     },
-    { transport, onerror: (err) => hub.services.logger.warn({ err: err.message }, 'stdio transport error') },
+    { transport, onerror: (err) => opts.logger.warn({ err: err.message }, 'stdio transport error') },
   );
-  process.stdin.once('end', () => resolveClosed());
-  return {
+  process.stdin.once('end', ended);
+  const handle: StdioHandle = {
     closed,
     async close() {
       for (const u of unsubscribers) u();
-      await handle.close();
+      await connection.close();
+      await started?.hub.close();
     },
   };
+  return handle;
 }

@@ -44,6 +44,8 @@ export class BatchingStdioTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   /** Set by the owner once the protocol layer is connected. */
   fast?: FastBranch;
+  /** Called once, after the first write to stdout (stdio serve starts the hub then: the handshake's answer is out). */
+  onfirstwrite?: () => void;
 
   private readonly lines: LineSplitter;
   private lastImmediateAt = Number.NEGATIVE_INFINITY;
@@ -60,6 +62,11 @@ export class BatchingStdioTransport implements Transport {
     private readonly stdout: Writable = process.stdout,
   ) {
     this.lines = new LineSplitter(maxMessageBytes);
+  }
+
+  /** Change the limit for what is read from now on (stdio serve reads its handshake before the configuration). */
+  setMaxMessageBytes(bytes: number): void {
+    this.lines.maxLineBytes = bytes;
   }
 
   async start(): Promise<void> {
@@ -166,6 +173,15 @@ export class BatchingStdioTransport implements Transport {
     this.scheduleFlush();
   }
 
+  /**
+   * Resolves in the next turn of the event loop, once everything answered in this one has been written: replies
+   * queued in a turn are flushed in that turn's check phase, and an immediate scheduled from that phase runs in the
+   * next turn's.
+   */
+  afterThisTurn(): Promise<void> {
+    return new Promise((resolve) => setImmediate(() => setImmediate(resolve)));
+  }
+
   private scheduleFlush(): void {
     if (!this.flushScheduled && !this.waitingForDrain) {
       this.flushScheduled = true;
@@ -202,6 +218,11 @@ export class BatchingStdioTransport implements Transport {
         this.waitingForDrain = false;
         this.write();
       });
+    }
+    if (this.onfirstwrite) {
+      const first = this.onfirstwrite;
+      this.onfirstwrite = undefined;
+      first();
     }
   };
 

@@ -47,10 +47,19 @@ export interface CliRun {
 export function runCli(
   dir: string,
   args: string[],
-  opts: { env?: Record<string, string>; input?: string; timeoutMs?: number } = {},
+  opts: {
+    env?: Record<string, string>;
+    input?: string;
+    /** Keep stdin open after `input` (a stdio server that must not see its client leave); default false. */
+    keepStdinOpen?: boolean;
+    /** How to start it: default `node bin/switchboard.js`; `[BIN]` runs it as a command (startup snapshot). */
+    launch?: readonly string[];
+    timeoutMs?: number;
+  } = {},
 ): Promise<CliRun> {
+  const [command, ...prefix] = opts.launch ?? [process.execPath, BIN];
   return new Promise((done, reject) => {
-    const child = spawn(process.execPath, [BIN, '--cwd', dir, ...args], {
+    const child = spawn(command, [...prefix, '--cwd', dir, ...args], {
       env: childEnv(dir, opts.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -68,7 +77,8 @@ export function runCli(
       clearTimeout(timer);
       done({ code, stdout, stderr });
     });
-    child.stdin.end(opts.input ?? '');
+    if (opts.keepStdinOpen) child.stdin.write(opts.input ?? '');
+    else child.stdin.end(opts.input ?? '');
   });
 }
 
