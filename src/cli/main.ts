@@ -27,15 +27,7 @@ const cmd = {
  * stdio its stderr is an agent's log), `hook` (run by an agent), `events` and `stats` (a running server), nor
  * `install`/`uninstall`: they touch an agent's config, never the store, and name every file they write.
  */
-const PROJECT_COMMANDS = new Set([
-  'tools',
-  'token',
-  'audit',
-  'mcp',
-  'vcr',
-  'agents',
-  'sessions',
-]);
+const PROJECT_COMMANDS = new Set(['tools', 'token', 'audit', 'mcp', 'vcr', 'agents', 'sessions']);
 
 export function buildProgram(): Command {
   const program = new Command('switchboard')
