@@ -80,16 +80,24 @@ function installSelfResolve(): void {
 }
 
 /**
- * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when one of the
- * names it may import Switchboard by would not resolve to the running copy from where the file lives. Skipping
- * it saves starting the loader-hook thread, a noticeable share of a cold start.
+ * Whether a module needs the resolve hook: TypeScript always does (format), JavaScript only when it names one of
+ * the specifiers Switchboard is imported by and that name would not resolve to the running copy from where the file
+ * lives. Skipping it saves starting the loader-hook thread, about 250 ms of CPU in a cold start (BENCHMARKS.md): the
+ * old name `switchboard` resolves nowhere, so asking about it alone started the thread for every JS handler.
  */
 function needsHook(file: string): boolean {
   if (file.endsWith('.ts') || file.endsWith('.mts')) return true;
   const entry = ownEntry();
   if (!entry) return false;
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return false; // Unreadable: the import below says why.
+  }
   const require = createRequire(file);
   return SELF_SPECIFIERS.some((specifier) => {
+    if (!text.includes(`'${specifier}'`) && !text.includes(`"${specifier}"`)) return false;
     try {
       return pathToFileURL(require.resolve(specifier)).href !== entry;
     } catch {
