@@ -2,15 +2,15 @@
 // implement it; one contract test suite (test/store/contract.ts) runs against every implementation. The live state
 // several instances share (`shared`: MCP sessions, limits and breakers, the bus stream) is an optional part only a
 // store reached by several instances offers (Redis; test/store/redis-shared.test.ts).
-// One file above ~400 lines on purpose: it is the page a backend's implementer reads, every part's interface and its
-// documented rules side by side, with no code of its own to speak of; the records are in records/, the parts'
-// implementations one file each in sqlite/ and redis/ (and files/, the agent sessions of the embedded layout).
+// This file is the page a backend's implementer reads, every part's interface and its rules side by side; the two
+// larger optional parts stand beside it (contract-agent-sessions.ts, contract-shared.ts) and are re-exported here.
+// The records are in records/, the implementations one file a part in sqlite/, redis/ and files/.
 import type { BusEvent } from '../core/context.ts';
-import { SwitchboardError } from '../core/errors.ts';
+import type { AgentSessionStore } from './contract-agent-sessions.ts';
+import type { SharedState } from './contract-shared.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
 import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
 import type { HookQuery, NewHookRun } from './records/hooks.ts';
-import type { McpSessionRecord } from './records/mcp-sessions.ts';
 import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
 import type { NewTaskAttachment, TaskAttachment } from './records/task-attachments.ts';
 import type {
@@ -22,6 +22,9 @@ import type {
   TaskStatus,
 } from './records/tasks.ts';
 import type { NewToken } from './records/tokens.ts';
+
+export * from './contract-agent-sessions.ts';
+export * from './contract-shared.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
 export type { AttachmentType, NewTaskAttachment, TaskAttachment } from './records/task-attachments.ts';
@@ -374,235 +377,6 @@ export interface ScriptRunStore {
   remove(id: string): Promise<boolean>;
   /** Retention: delete every finished run (and its journal) last updated before `before`; returns how many. */
   prune(before: string): Promise<number>;
-}
-
-// --- agent sessions ----------------------------------------------------------------------------------------------
-
-/** What a store needs to know of an agent session's meta; the agents room owns the rest of its shape. */
-export interface AgentSessionRecord {
-  schema_version: number;
-  session_name: string;
-  status: string;
-}
-
-/** One transcript event. `type` says what happened; the rest depends on it. `ts` is stamped on append. */
-export type AgentTranscriptEvent = { type: string; ts?: string; [key: string]: unknown };
-
-/** Transcript events from a position on, and the position after them (to read on from, as `sessions tail -f`). */
-export interface AgentTranscriptPage {
-  events: AgentTranscriptEvent[];
-  /** Unreadable entries passed over (a line torn by a crash in the file layout). */
-  skipped: number;
-  /** Where the next read starts; opaque to callers (a byte offset in a file, an index in a Redis list). */
-  next: number;
-}
-
-/** Who holds a session's turn lock. */
-export interface AgentTurnLock {
-  /** The owner given to `lock` (a hub's instance id). */
-  owner: string;
-  /** False when the owner is gone (its process died or its lease ran out): the lock is stale and may be taken. */
-  alive: boolean;
-  /** The holder in words for messages: `process 4242`, `instance 4242-ab12cd34`. */
-  holder: string;
-}
-
-/**
- * Agent sessions: a meta record per session, its append-only transcript and a turn lock. The embedded layout is
- * files under the project (`src/store/files/agent-sessions.ts`, readable with `tail -f`); a store shared by several
- * machines (Redis) holds them itself. Names are checked by the agents room (`session-name.ts`) before they get here;
- * a store refuses only what would corrupt it (not a non-empty string: INVALID_INPUT).
- *
- * `holder` on writes is a fence: the write happens only while that owner holds the turn lock (CONFLICT otherwise),
- * so a turn whose lock was taken over after its lease ran out cannot write over the turn that took it.
- */
-export interface AgentSessionStore<M extends AgentSessionRecord = AgentSessionRecord> {
-  /** Where a session's transcript can be read, in words for messages (a file path, a command). */
-  where(name: string): string;
-  /** Create a session with no transcript; CONFLICT when the name is taken. */
-  create(meta: M): Promise<void>;
-  /** The session's meta; undefined when there is none, INTERNAL when it cannot be read. */
-  get(name: string): Promise<M | undefined>;
-  /**
-   * Replace the meta atomically (readers see the old or the new one, never a mix); NOT_FOUND when there is none.
-   * With `release`, `holder`'s turn lock goes in the same step: a turn's end is never seen without its result.
-   */
-  put(meta: M, opts?: { holder?: string; release?: boolean }): Promise<void>;
-  /** Append events in order, all or none, each stamped with `ts` unless it has one; NOT_FOUND for no session. */
-  append(name: string, events: readonly AgentTranscriptEvent[], opts?: { holder?: string }): Promise<void>;
-  /** Transcript events from `from` (default: the start); an unknown session has none. */
-  transcript(name: string, from?: number): Promise<AgentTranscriptPage>;
-  /** Every session name, sorted. */
-  names(): Promise<string[]>;
-  /**
-   * Take the session's turn lock for `owner` for `ttlMs` (files: as long as the process lives). A live lock is
-   * CONFLICT (one turn at a time), whoever holds it; a stale one is taken over.
-   */
-  lock(name: string, owner: string, ttlMs: number): Promise<void>;
-  /** Extend `owner`'s lock by `ttlMs`; false when the lock is no longer theirs (taken over, or removed). */
-  renew(name: string, owner: string, ttlMs: number): Promise<boolean>;
-  /** Let go of `owner`'s lock; a lock someone else holds stays. */
-  unlock(name: string, owner: string): Promise<void>;
-  /** Who holds the turn lock, alive or stale; undefined when nobody does. */
-  lockOwner(name: string): Promise<AgentTurnLock | undefined>;
-  /** Delete meta, transcript and lock; false when there was no session, CONFLICT while a live turn holds the lock. */
-  remove(name: string): Promise<boolean>;
-}
-
-/** The NOT_FOUND for a session that does not exist, with what to do instead. */
-export function sessionMissing(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'NOT_FOUND',
-    `No session '${name}'. Start it with agent__start, or list sessions with session__list.`,
-  );
-}
-
-/** The CONFLICT for a session name that is taken (every implementation words it alike). */
-export function sessionTaken(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'CONFLICT',
-    `Session '${name}' already exists. Continue it with agent__resume {session_name: '${name}'}, or pick another name.`,
-  );
-}
-
-/** The CONFLICT for a session whose turn lock is held: one turn at a time. */
-export function sessionBusy(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'CONFLICT',
-    `Session '${name}' is running a turn; one session runs one turn at a time. Wait with agent__status {session_name: '${name}', wait_seconds: 60}, or stop it with agent__cancel.`,
-  );
-}
-
-/** The CONFLICT for deleting a session while its turn runs. */
-export function sessionRunning(name: string): SwitchboardError {
-  return new SwitchboardError(
-    'CONFLICT',
-    `Session '${name}' is running a turn; stop it with agent__cancel before cleaning it.`,
-  );
-}
-
-/** The CONFLICT for a write fenced by a turn lock its writer no longer holds. */
-export function sessionLockLost(name: string, holder: string): SwitchboardError {
-  return new SwitchboardError(
-    'CONFLICT',
-    `Session '${name}': this turn (${holder}) no longer holds the session's turn lock — its lease ran out and another turn took the session over. Nothing was written.`,
-  );
-}
-
-// --- shared state for scale-out -----------------------------------------------------------------------------------
-// What instances behind one address share beyond the records above: live state with short lives, kept by a store
-// that several processes reach (Redis). The hub's logic over it stays in serve/, policy/ and observe/.
-
-export type { McpSessionRecord } from './records/mcp-sessions.ts';
-
-/** A client's message carried from the instance that received it to the instance that waits for it. */
-export interface RoutedMessage {
-  sessionId: string;
-  message: unknown;
-}
-
-/**
- * 2025-era MCP sessions (streamable HTTP) shared by instances, so any of them continues a session another opened,
- * and mailboxes that carry a client's answer to a server-to-client request to the instance waiting for it.
- * A malformed record is INVALID_INPUT and nothing is written.
- */
-export interface McpSessionPart {
-  /** Store (or replace) a session's record; it is gone `idleMs` after the last save or refresh. */
-  save(id: string, record: McpSessionRecord, idleMs: number): Promise<void>;
-  load(id: string): Promise<McpSessionRecord | undefined>;
-  /** Give the record `idleMs` more from now; an unknown session is a no-op. */
-  refresh(id: string, idleMs: number): Promise<void>;
-  remove(id: string): Promise<void>;
-  /** Note that instance `owner` waits for the client's answer to request `requestId` of a session, for `ttlMs`. */
-  claim(sessionId: string, requestId: string, owner: string, ttlMs: number): Promise<void>;
-  /** Take the claim on a request (read and delete in one step, so one instance gets it): its owner, if any. */
-  take(sessionId: string, requestId: string): Promise<string | undefined>;
-  /** Put a message in instance `owner`'s mailbox; true when a listener there received it. */
-  send(owner: string, message: RoutedMessage): Promise<boolean>;
-  /**
-   * Hear the messages sent to instance `owner` from now on, on a connection of its own (reconnecting by itself after
-   * an outage); returns the function that stops listening and closes that connection.
-   */
-  listen(owner: string, deliver: (message: RoutedMessage) => void): () => void;
-}
-
-export type CircuitState = 'closed' | 'open' | 'half-open';
-
-/** A circuit as the shared store last left it. */
-export interface CircuitView {
-  state: CircuitState;
-  /** Consecutive failures. */
-  failures: number;
-  /** When it last opened (canonical ISO); null: never. */
-  openedAt: string | null;
-  /** How many times it opened. */
-  opens: number;
-}
-
-/** A shared admission: a token from the bucket and the circuit's leave, or which of the two refused. */
-export type LimitVerdict =
-  | {
-      ok: true;
-      /** Tokens left in the bucket; -1 without a rate limit. */
-      remaining: number;
-      /** Admitted as one of a half-open circuit's probes (give it back with `record` or `release`). */
-      probe: boolean;
-      state: CircuitState;
-      failures: number;
-    }
-  | { ok: false; scope: 'rate' | 'breaker'; retryAfterMs: number; state: CircuitState };
-
-/**
- * Rate limits (a token bucket per principal and capability) and circuit breakers (one per capability) shared by
- * instances, so 10 a minute is 10 a minute in total. Times are the store's own clock, the one every instance shares.
- * The rules are the caller's, given with each call: `rate` {limit, windowMs}, `breaker` {threshold, resetMs,
- * halfOpenProbes (default 1)}.
- */
-export interface SharedLimitsPart {
-  /** Take a token (when there is a rate limit), then ask the breaker, in one atomic step. */
-  admit(
-    principal: string,
-    capability: string,
-    rate: { limit: number; windowMs: number } | undefined,
-    breaker: { threshold: number; resetMs: number; halfOpenProbes?: number },
-  ): Promise<LimitVerdict>;
-  /** Record a finished call with the capability's circuit (`probe`: it was admitted as one); the circuit after it. */
-  record(capability: string, threshold: number, failed: boolean, probe: boolean): Promise<CircuitView>;
-  /** Give back a probe slot without judging the circuit (the call never ran). */
-  release(capability: string): Promise<void>;
-}
-
-/**
- * The stream under the event bus across instances: every instance appends, and reads what the others appended.
- * Entries are JSON texts (the bus's events); the stream keeps a bounded recent tail, the bus is live, not a record.
- */
-export interface BusStreamPart {
-  /** Append entries in order, in one round trip. */
-  append(entries: readonly string[]): Promise<void>;
-  /** The newest `count` entries, newest first. */
-  latest(count: number): Promise<string[]>;
-  /** A reader on a connection of its own (a read that waits holds its connection); it connects on first use. */
-  reader(): BusStreamReader;
-}
-
-export interface BusStreamReader {
-  /** Where the stream ends now: reading from there gets only what is appended afterwards. */
-  end(): Promise<string>;
-  /** Entries after position `from`, waiting up to `waitMs` for one; `next` is where to read on from. */
-  read(from: string, waitMs: number): Promise<{ entries: string[]; next: string }>;
-  close(): void;
-}
-
-/** The parts a store shared by several instances offers; an embedded store (SQLite) has none. */
-export interface SharedState {
-  readonly sessions: McpSessionPart;
-  readonly limits: SharedLimitsPart;
-  readonly bus: BusStreamPart;
-  /**
-   * A 32-byte secret every instance on the store shares (the first to ask creates it): it lives as long as the
-   * store's data, so what one instance sealed with it, every instance (and a restarted one) opens.
-   */
-  secret(name: string): Promise<Uint8Array>;
 }
 
 // --- the store ---------------------------------------------------------------------------------------------------
