@@ -4,7 +4,8 @@ import { stripVTControlCharacters } from 'node:util';
 
 /**
  * Collect the child's output and resolve with the base URL (`http://127.0.0.1:PORT`) once the banner names it;
- * reject when the child exits first or `timeoutMs` passes, quoting its stderr.
+ * reject when the child exits first or `timeoutMs` passes, quoting its stderr. A child that did not start in time is
+ * killed, so a slow start under load fails one test instead of leaking a server into the rest of the run.
  *
  * @param {import('node:child_process').ChildProcess} child
  * @param {number} timeoutMs
@@ -17,10 +18,10 @@ export function watchServer(child, timeoutMs) {
     err += d;
   });
   const ready = new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start in ${timeoutMs} ms; stderr:\n${err}`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`server did not start in ${timeoutMs} ms; stderr:\n${err}`));
+    }, timeoutMs);
     child.stdout?.on('data', (d) => {
       out += d;
       const m = /MCP \(Streamable HTTP\)\s+\S*?(http:\/\/[^\s/]+)\/mcp/.exec(stripVTControlCharacters(out));
