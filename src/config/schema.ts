@@ -242,7 +242,7 @@ const AgentsSchema = z
   .strict();
 
 /** Whether a URL may name an authorization server or a public address: https, or http on a loopback host (tests, local IdPs). */
-function secureOrLoopback(text: string): boolean {
+export function secureOrLoopback(text: string): boolean {
   try {
     const u = new URL(text);
     return (

@@ -1,6 +1,7 @@
 // Where an issuer publishes its signing keys: the `jwks_uri` of its authorization server metadata, RFC 8414
 // (`/.well-known/oauth-authorization-server`, inserted before the issuer's path) first, then OpenID Connect
 // Discovery (`/.well-known/openid-configuration`, appended). The metadata must name the configured issuer exactly.
+import { secureOrLoopback } from '../config/schema.ts';
 
 /** How long one metadata request may take. */
 const FETCH_TIMEOUT_MS = 5_000;
@@ -49,6 +50,10 @@ export async function discoverJwksUri(issuer: string, fetchFn: typeof fetch = fe
     if (typeof doc.jwks_uri !== 'string' || doc.jwks_uri === '')
       throw new Error(
         `The metadata at ${url} has no jwks_uri; set [auth.oauth] jwks_uri to where the issuer publishes its keys.`,
+      );
+    if (!secureOrLoopback(doc.jwks_uri))
+      throw new Error(
+        `The metadata at ${url} gives jwks_uri ${doc.jwks_uri}, which is not https://; keys are fetched over TLS only (http:// only on a loopback host).`,
       );
     return doc.jwks_uri;
   }

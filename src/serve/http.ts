@@ -186,6 +186,12 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const url = `http://${bracketed}:${actual}`;
   try {
     auth.oauth = oauthResourceFor(hub.config.get(), url, exposed);
+    // The resource and audience are what the identity provider must be set up with: say them once.
+    if (auth.oauth)
+      hub.services.logger.info(
+        { issuer: auth.oauth.settings.issuer, resource: auth.oauth.resource, audience: auth.oauth.audience },
+        'accepting OAuth access tokens',
+      );
   } catch (err) {
     await new Promise((resolve) => server.close(resolve));
     throw err;
