@@ -3,6 +3,7 @@
 // the 401, dynamic registration, authorization code with PKCE, token, calls — over both HTTP eras and REST. Then each
 // way a token can be wrong, with the status and WWW-Authenticate it gets.
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import {
   Client,
@@ -321,6 +322,45 @@ describe('OAuth: Switchboard as a resource server', () => {
       message: 'The access token is signed with a key the issuer does not publish.',
     });
     expect(unknownKid.challenge).toContain('error="invalid_token"');
+  });
+});
+
+describe('OAuth behind a proxy: [server] public_url', () => {
+  it('names the resource after public_url and accepts its host', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.switchboard'));
+    writeFileSync(
+      join(dir, '.switchboard/config.toml'),
+      '[server]\npublic_url = "https://sb.example.com/"\n[auth.oauth]\nissuer = "https://login.example.com"\n[auth.oauth.roles]\n"switchboard:agent" = ["agent"]\n',
+    );
+    const server = await startHttpServer(dir);
+    try {
+      // The proxy forwards Host: sb.example.com; undici's fetch will not send a Host of our choosing, node:http will.
+      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const url = new URL(`${server.url}/.well-known/oauth-protected-resource/mcp`);
+        const req = httpRequest(
+          { host: url.hostname, port: url.port, path: url.pathname, headers: { host: 'sb.example.com' } },
+          (res) => {
+            let text = '';
+            res.on('data', (c) => {
+              text += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({
+        resource: 'https://sb.example.com',
+        authorization_servers: ['https://login.example.com'],
+      });
+      const challenge = (await fetch(`${server.url}/v1/tools`)).headers.get('www-authenticate');
+      expect(challenge).toContain('resource_metadata="https://sb.example.com/.well-known/oauth-protected-resource"');
+    } finally {
+      await server.stop();
+    }
   });
 });
 
