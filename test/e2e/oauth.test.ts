@@ -325,14 +325,20 @@ describe('OAuth: Switchboard as a resource server', () => {
   });
 });
 
+const MINIMAL_OAUTH =
+  '[auth.oauth]\nissuer = "https://login.example.com"\n[auth.oauth.roles]\n"switchboard:agent" = ["agent"]\n';
+
+/** A project whose configuration is `toml`. */
+function projectWith(toml: string): string {
+  const dir = tempProject();
+  mkdirSync(join(dir, '.switchboard'));
+  writeFileSync(join(dir, '.switchboard/config.toml'), toml);
+  return dir;
+}
+
 describe('OAuth behind a proxy: [server] public_url', () => {
   it('names the resource after public_url and accepts its host', async () => {
-    const dir = tempProject();
-    mkdirSync(join(dir, '.switchboard'));
-    writeFileSync(
-      join(dir, '.switchboard/config.toml'),
-      '[server]\npublic_url = "https://sb.example.com/"\n[auth.oauth]\nissuer = "https://login.example.com"\n[auth.oauth.roles]\n"switchboard:agent" = ["agent"]\n',
-    );
+    const dir = projectWith(`[server]\npublic_url = "https://sb.example.com/"\n${MINIMAL_OAUTH}`);
     const server = await startHttpServer(dir);
     try {
       // The proxy forwards Host: sb.example.com; undici's fetch will not send a Host of our choosing, node:http will.
@@ -366,12 +372,7 @@ describe('OAuth behind a proxy: [server] public_url', () => {
 
 describe('OAuth configuration errors', () => {
   it('refuses to serve off loopback without [server] public_url, naming the key to set', async () => {
-    const dir = tempProject();
-    mkdirSync(join(dir, '.switchboard'));
-    writeFileSync(
-      join(dir, '.switchboard/config.toml'),
-      '[auth.oauth]\nissuer = "https://login.example.com"\n[auth.oauth.roles]\n"switchboard:agent" = ["agent"]\n',
-    );
+    const dir = projectWith(MINIMAL_OAUTH);
     const out = await runCli(dir, ['serve', '--http', '--host', '0.0.0.0', '--port', '0']);
     expect(out.code).not.toBe(0);
     expect(out.stderr).toContain('[auth.oauth] needs [server] public_url when bound off loopback');
