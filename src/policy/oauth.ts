@@ -14,7 +14,7 @@ export type OAuthSettings = z.output<typeof OAuthResourceSchema>;
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 export const MCP_METADATA_PATH = `${METADATA_PATH}/mcp`;
 
-/** Signature algorithms accepted: asymmetric only, so a key published for verifying can never be used to sign. */
+/** Signature algorithms accepted: asymmetric only, so a published (public) key can never serve as an HMAC secret. */
 const ALGORITHMS = [
   'RS256',
   'RS384',
@@ -48,6 +48,8 @@ type KeySet = ReturnType<typeof createRemoteJWKSet>;
 export class OAuthResource {
   /** The `aud` a token must carry: `[auth.oauth] audience`, else the resource identifier. */
   readonly audience: string;
+  /** What `aud` may say: the audience, and for the default one also its form with a trailing slash (`https://x/`). */
+  private readonly audiences: string[];
   private keys: KeySet | undefined;
   private discovering: Promise<KeySet> | undefined;
   private discoveryError: { at: number; message: string } | undefined;
@@ -59,6 +61,7 @@ export class OAuthResource {
     readonly resource: string,
   ) {
     this.audience = settings.audience ?? resource;
+    this.audiences = settings.audience ? [settings.audience] : [resource, `${resource}/`];
   }
 
   /** The metadata URL a 401 points to: the MCP endpoint's for `/mcp`, the resource's own for everything else. */
@@ -102,7 +105,7 @@ export class OAuthResource {
       try {
         ({ payload: claims } = await jwtVerify(token, keys, {
           issuer: this.settings.issuer,
-          audience: this.audience,
+          audience: this.audiences,
           clockTolerance: this.settings.clock_tolerance_s,
           algorithms: ALGORITHMS,
           requiredClaims: ['iss', 'aud', 'exp', 'sub'],

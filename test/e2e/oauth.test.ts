@@ -242,6 +242,15 @@ describe('OAuth: Switchboard as a resource server', () => {
     expect(r.message).toBe(
       `The access token is for audience "https://elsewhere.example.com", not this server (${server.url}); ask for resource ${server.url}.`,
     );
+    // The resource written with a trailing slash (as some providers normalise it) is the same audience.
+    const slashed = await signToken(issuer.keys[0], {
+      iss: issuer.issuer,
+      aud: `${server.url}/`,
+      sub: 'alice',
+      scope: 'switchboard:agent',
+      exp: now() + 600,
+    });
+    expect((await get('/v1/tools', slashed)).status).toBe(200);
   });
 
   it('refuses a token from another issuer, even one signed with a key it knows', async () => {
