@@ -14,8 +14,11 @@ export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
 export interface Principal {
   id: string;
   roles: string[];
-  /** How the caller was identified: a token, the stdio peer, the local CLI, or nobody (no tokens exist). */
-  kind?: 'token' | 'stdio' | 'cli' | 'anonymous' | 'internal';
+  /**
+   * How the caller was identified: a Switchboard token, an OAuth access token (id `oauth:<sub>`), the stdio peer,
+   * the local CLI, or nobody (no tokens exist).
+   */
+  kind?: 'token' | 'oauth' | 'stdio' | 'cli' | 'anonymous' | 'internal';
   /** Exposure filter over capability names (`[expose]`, the token's own filter, `serve --only/--except`). */
   sees?: (capability: string) => boolean;
 }

@@ -1,16 +1,18 @@
-// HTTP authentication: `Authorization: Bearer <token>` checked against the hashed tokens in the store.
-// Required as soon as one token exists, and always off loopback; without tokens on loopback, callers are anonymous.
+// HTTP authentication: `Authorization: Bearer <token>` checked against the hashed tokens in the store, or, when
+// `[auth.oauth]` is set and the bearer is a JWT, as an OAuth access token (oauth.ts). Required as soon as one token
+// exists, when OAuth is configured, and always off loopback; otherwise callers on loopback are anonymous.
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.ts';
 import type { Principal } from '../core/context.ts';
 import type { Store, TokenRecord } from '../store/contract.ts';
+import { looksLikeJwt, type OAuthResource } from './oauth.ts';
 import { type Exposure, makePrincipal } from './principal.ts';
 import { isUnavailable } from './shared-policy.ts';
 import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
   | { ok: true; principal: Principal }
-  | { ok: false; status: 401; message: string; challenge: string };
+  | { ok: false; status: 401 | 403 | 503; message: string; challenge?: string };
 
 const REALM = 'Bearer realm="switchboard"';
 /** How often the token set is checked for changes: a revoked token stops working within this many ms. */
@@ -28,6 +30,8 @@ export class HttpAuth {
   /** The principal of each token record, so a request skips building the identity key (records are replaced on reload). */
   private byRecord = new WeakMap<TokenRecord, Principal>();
   private readonly touched = new Map<string, number>();
+  /** `[auth.oauth]`: set once the server knows its own URL (the resource identifier), right after it binds. */
+  oauth: OAuthResource | undefined;
 
   constructor(
     private readonly store: Store,
@@ -56,13 +60,17 @@ export class HttpAuth {
     }
   }
 
-  async authenticate(req: IncomingMessage): Promise<AuthResult> {
+  /** Who sent `req`; `mcp` says the request is for `/mcp`, whose challenges point to the MCP endpoint's metadata. */
+  async authenticate(req: IncomingMessage, mcp = false): Promise<AuthResult> {
     const header = req.headers.authorization;
     // Asking the store costs a round trip per request; once per VERSION_CHECK_MS keeps revocation prompt. Checked
     // here, so most requests do not wait for a promise at all.
     const now = performance.now();
     if (now - this.checkedAt >= VERSION_CHECK_MS || this.loadedVersion === undefined) await this.refresh(now);
-    const required = this.exposed || this.byHash.size > 0;
+    const oauth = this.oauth;
+    const required = this.exposed || this.byHash.size > 0 || oauth !== undefined;
+    const challenge = (refusal?: { error?: string; message?: string; scope?: string }) =>
+      oauth ? oauth.challenge(mcp, refusal) : refusal?.error ? `${REALM}, error="${refusal.error}"` : REALM;
     if (!header) {
       if (!required)
         return {
@@ -72,9 +80,10 @@ export class HttpAuth {
       return {
         ok: false,
         status: 401,
-        message:
-          'Authentication required: send Authorization: Bearer <token> (create one with: switchboard token create NAME --roles agent).',
-        challenge: REALM,
+        message: oauth
+          ? `Authentication required: send Authorization: Bearer <token>, an access token from ${oauth.settings.issuer} (discovery starts at ${oauth.metadataUrl(mcp)}) or a Switchboard token.`
+          : 'Authentication required: send Authorization: Bearer <token> (create one with: switchboard token create NAME --roles agent).',
+        challenge: challenge(),
       };
     }
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -83,8 +92,9 @@ export class HttpAuth {
         ok: false,
         status: 401,
         message: 'Malformed Authorization header: expected "Bearer <token>".',
-        challenge: `${REALM}, error="invalid_request"`,
+        challenge: challenge({ error: 'invalid_request' }),
       };
+    if (oauth && looksLikeJwt(m[1])) return this.oauthPrincipal(oauth, m[1], challenge);
     let record = this.presented.get(m[1]);
     if (record && isExpired(record)) record = undefined;
     if (!record) {
@@ -96,7 +106,7 @@ export class HttpAuth {
         ok: false,
         status: 401,
         message: 'Invalid, revoked or expired token.',
-        challenge: `${REALM}, error="invalid_token"`,
+        challenge: challenge({ error: 'invalid_token' }),
       };
     this.touch(record);
     let principal = this.byRecord.get(record);
@@ -107,11 +117,28 @@ export class HttpAuth {
     return { ok: true, principal };
   }
 
+  /** An OAuth access token's principal (`oauth:<sub>`), or its refusal with the challenge that explains it. */
+  private async oauthPrincipal(
+    oauth: OAuthResource,
+    token: string,
+    challenge: (refusal: { error?: string; message?: string; scope?: string }) => string,
+  ): Promise<AuthResult> {
+    const checked = await oauth.check(token);
+    if (checked.ok)
+      return {
+        ok: true,
+        principal: this.principal({ id: `oauth:${checked.subject}`, roles: checked.roles, kind: 'oauth' }),
+      };
+    // An outage of the issuer's keys is no fault of the token: no challenge, so clients do not discard it.
+    if (checked.status === 503) return { ok: false, status: 503, message: checked.message };
+    return { ok: false, status: checked.status, message: checked.message, challenge: challenge(checked) };
+  }
+
   /**
    * The principal for an identity, built once per identity and configuration: its exposure filter depends on
    * `[expose]` and the token's own settings, which change only with the configuration (or the token set).
    */
-  private principal(who: { id: string; roles: string[]; kind: 'token' | 'anonymous' }): Principal {
+  private principal(who: { id: string; roles: string[]; kind: 'token' | 'oauth' | 'anonymous' }): Principal {
     const config = this.config();
     if (config !== this.principalsFor) {
       this.principals.clear();

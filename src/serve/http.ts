@@ -6,6 +6,7 @@ import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } fro
 import { SwitchboardError, toErrorInfo } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { HttpAuth, hasRole } from '../policy/auth.ts';
+import { MCP_METADATA_PATH, METADATA_PATH, oauthResourceFor } from '../policy/oauth.ts';
 import type { Exposure } from '../policy/principal.ts';
 import { parseJson, readBody } from './body.ts';
 import { createMcpHttp } from './mcp-http.ts';
@@ -38,15 +39,19 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const host = opts.host ?? cfg.host;
   const port = opts.port ?? cfg.port;
   const exposed = !isLoopback(host);
-  if (exposed && (await hub.services.store.tokens.count()) === 0) {
+  const oauthConfigured = hub.config.get().auth.oauth !== undefined;
+  if (exposed && !oauthConfigured && (await hub.services.store.tokens.count()) === 0) {
     throw new SwitchboardError(
       'FORBIDDEN',
-      `Refusing to bind ${host}: off loopback every caller must present a token, and none exists. Create one first (switchboard token create NAME --roles agent), or use --host 127.0.0.1.`,
+      `Refusing to bind ${host}: off loopback every caller must present a token, and none exists. Create one first (switchboard token create NAME --roles agent), configure [auth.oauth], or use --host 127.0.0.1.`,
     );
   }
   hub.metrics.collectProcessMetrics();
   const bracketed = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
-  const hostnames = [...new Set([...LOOPBACK_HOSTS, bracketed, ...cfg.allowed_hosts])];
+  const publicHost = cfg.public_url ? new URL(cfg.public_url).hostname : undefined;
+  const hostnames = [
+    ...new Set([...LOOPBACK_HOSTS, bracketed, ...cfg.allowed_hosts, ...(publicHost ? [publicHost] : [])]),
+  ];
   const originHostnames = [...new Set([...localhostAllowedOrigins(), bracketed])];
   const exactOrigins = new Set(cfg.allowed_origins.map(normalOrigin));
   /** DNS-rebinding guard: the Host must name this server; a browser Origin must be local or listed exactly. */
@@ -88,17 +93,28 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       const ok = await hub.services.store.ping().catch(() => false);
       return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
     }
-    const authn = await auth.authenticate(req);
+    // OAuth protected resource metadata (RFC 9728) is public: clients read it to learn where to sign in.
+    if (path === METADATA_PATH || path === MCP_METADATA_PATH) {
+      if (auth.oauth) return sendJson(res, 200, auth.oauth.metadata(), { 'cache-control': 'max-age=3600' });
+      return sendError(res, {
+        code: 'NOT_FOUND',
+        message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
+      });
+    }
+    const authn = await auth.authenticate(req, path === '/mcp');
     if (!authn.ok) {
-      const headers = { 'www-authenticate': authn.challenge };
-      if (path === '/mcp')
+      const headers: Record<string, string> = authn.challenge ? { 'www-authenticate': authn.challenge } : {};
+      if (path === '/mcp') {
+        const code = authn.status === 401 ? -32001 : -32000;
         return sendJson(
           res,
-          401,
-          { jsonrpc: '2.0', error: { code: -32001, message: authn.message }, id: null },
+          authn.status,
+          { jsonrpc: '2.0', error: { code, message: authn.message }, id: null },
           headers,
         );
-      return sendJson(res, 401, { error: { code: 'UNAUTHORIZED', message: authn.message } }, headers);
+      }
+      const code = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 503: 'UNAVAILABLE' }[authn.status];
+      return sendJson(res, authn.status, { error: { code, message: authn.message } }, headers);
     }
     const principal = authn.principal;
     if (path === '/mcp') {
@@ -108,10 +124,14 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     }
     // Operator views: every caller's events and the metrics, so only admins (403 for a valid token without it).
     if ((path === '/v1/events' || path === '/metrics') && req.method === 'GET' && !hasRole(principal, ['admin'])) {
-      return sendError(res, {
-        code: 'FORBIDDEN',
-        message: `${path} needs the 'admin' role; this token has: ${principal.roles.join(', ') || 'no roles'}.`,
-      });
+      const message = `${path} needs the 'admin' role; this token has: ${principal.roles.join(', ') || 'no roles'}.`;
+      // An OAuth caller is told which scopes would give the role (RFC 6750 insufficient_scope), to ask for them.
+      const scope = principal.kind === 'oauth' ? auth.oauth?.scopesGranting(['admin']).join(' ') : undefined;
+      const headers: Record<string, string> =
+        scope && auth.oauth
+          ? { 'www-authenticate': auth.oauth.challenge(false, { error: 'insufficient_scope', scope }) }
+          : {};
+      return sendJson(res, 403, { error: { code: 'FORBIDDEN', message } }, headers);
     }
     if (path === '/metrics' && req.method === 'GET') {
       const text = await hub.metrics.prometheus();
@@ -163,10 +183,23 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     });
   });
   const actual = (server.address() as AddressInfo).port;
+  const url = `http://${bracketed}:${actual}`;
+  try {
+    auth.oauth = oauthResourceFor(hub.config.get(), url, exposed);
+    // The resource and audience are what the identity provider must be set up with: say them once.
+    if (auth.oauth)
+      hub.services.logger.info(
+        { issuer: auth.oauth.settings.issuer, resource: auth.oauth.resource, audience: auth.oauth.audience },
+        'accepting OAuth access tokens',
+      );
+  } catch (err) {
+    await new Promise((resolve) => server.close(resolve));
+    throw err;
+  }
   return {
     server,
     port: actual,
-    url: `http://${bracketed}:${actual}`,
+    url,
     /** Stop accepting, let in-flight requests finish for up to `graceMs`, then cut what is left. */
     async close(graceMs = 5_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
