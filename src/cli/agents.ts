@@ -1,5 +1,6 @@
-// `switchboard agents run|list`: run a sub-agent turn in-process with a live view of its events on stderr
-// (tool calls, tokens) and the answer on stdout; list the project's agent definitions.
+// `switchboard agents run|list|import`: run a sub-agent turn in-process with a live view of its events on stderr
+// (tool calls, tokens) and the answer on stdout; list the project's agent definitions; import agent-orchestrator's.
+import { existsSync } from 'node:fs';
 import { toErrorInfo } from '../core/errors.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { createHub, type Hub } from '../hub.ts';
@@ -136,4 +137,27 @@ export async function agentsList(opts: { cwd: string; json?: boolean }): Promise
   } finally {
     await hub.close();
   }
+}
+
+/** `agents import --from agent-orchestrator [DIR] [--agent NAME…] [--json]` */
+export async function agentsImport(
+  dir: string | undefined,
+  opts: { cwd: string; from?: string; agent?: string[]; json?: boolean },
+): Promise<void> {
+  if (opts.from !== 'agent-orchestrator')
+    throw new CliError(`--from: expected agent-orchestrator${opts.from ? `, got '${opts.from}'` : ''}.`, 2);
+  const { importOrchestratorAgents } = await import('../sources/agents/import-agents.ts');
+  const result = importOrchestratorAgents(opts.cwd, dir, opts.agent ?? []);
+  if (opts.json) return printJson(result);
+  if (!existsSync(result.from))
+    throw new CliError(`No agent-orchestrator agents folder at ${result.from}; pass the folder (e.g. config/agents).`);
+  process.stdout.write(`Read ${result.from}\n`);
+  process.stdout.write(
+    result.imported.length
+      ? `Imported into .switchboard/agents: ${result.imported.join(', ')}\n`
+      : 'Imported nothing new.\n',
+  );
+  for (const s of result.skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
+  if (result.imported.length) process.stdout.write('Check them with: switchboard agents list\n');
+  if (result.skipped.length && !result.imported.length) process.exitCode = 1;
 }

@@ -265,7 +265,7 @@ export function buildProgram(): Command {
       '\nOn a terminal, init asks what the flags leave open; without one it imports and installs nothing unless told.\nExamples:\n  switchboard init\n  switchboard init --yes\n  switchboard init --import claude-code,codex --install claude-code --scope user',
     )
     .action(async (o) => (await cmd.init()).init({ cwd: cwd(), ...o }));
-  const agents = program.command('agents').description('Sub-agents: run a turn, list definitions.');
+  const agents = program.command('agents').description('Sub-agents: run a turn, list definitions, import them.');
   agents
     .command('run')
     .description('Run a turn of an agent with a live view of its events; the answer goes to stdout.')
@@ -288,6 +288,19 @@ export function buildProgram(): Command {
     .description('List agent definitions (broken ones with their path and problem).')
     .option('--json', 'print JSON')
     .action(async (o) => (await cmd.agents()).agentsList({ cwd: cwd(), ...o }));
+  agents
+    .command('import')
+    .description(
+      "Copy agent-orchestrator's agents into .switchboard/agents (existing ones are kept; ones Switchboard cannot use are named with why).",
+    )
+    .argument(
+      '[dir]',
+      'its agents folder (default: .agent-orchestrator/agents; its repository keeps them in config/agents)',
+    )
+    .requiredOption('--from <tool>', 'agent-orchestrator')
+    .option('--agent <name...>', 'only these agents')
+    .option('--json', 'print JSON')
+    .action(async (dir, o) => (await cmd.agents()).agentsImport(dir, { cwd: cwd(), ...o }));
 
   const sessions = program.command('sessions').description('Read and clean sub-agent sessions.');
   sessions
