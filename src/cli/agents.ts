@@ -159,5 +159,4 @@ export async function agentsImport(
   );
   for (const s of result.skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
   if (result.imported.length) process.stdout.write('Check them with: switchboard agents list\n');
-  if (result.skipped.length && !result.imported.length) process.exitCode = 1;
 }

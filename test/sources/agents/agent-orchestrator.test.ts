@@ -3,16 +3,22 @@
 // parameters_schema and given as agent-orchestrator's <inputs> block, the keys Switchboard cannot honour refused
 // naming the file and key, and nothing in that folder granting more than the defaults.
 import { cpSync, readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fillPlaceholders, inputsBlock } from '../../../src/sources/agents/agent-orchestrator.ts';
+import {
+  ORCHESTRATOR_AGENTS,
+  ORCHESTRATOR_PROJECT,
+  REFUSED_AGENTS,
+  RUNNABLE_AGENTS,
+} from '../../helpers/agent-orchestrator.ts';
 import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { writeFiles } from '../../helpers/plugins.ts';
 import { agentHub } from './agent-hub.ts';
 
-const FIXTURE = resolve(import.meta.dirname, '../../fixtures/agent-orchestrator/project');
-const AGENTS = join(FIXTURE, '.agent-orchestrator/agents');
+const FIXTURE = ORCHESTRATOR_PROJECT;
+const AGENTS = ORCHESTRATOR_AGENTS;
 
 // The test's hub and fake API, closed hub first after each test.
 let api: FakeAnthropic | undefined;
@@ -46,11 +52,7 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
   it('are listed with their source, tags and parameters_schema; the ones Switchboard cannot run name the file and key', async () => {
     const h = await orchestratorProject();
     const list = await h.value('agent.list', { response_format: 'json' });
-    expect(list.agents.map((a: { name: string }) => a.name)).toEqual([
-      'local-codebase-researcher',
-      'parametric-agent',
-      'prompt-assistant',
-    ]);
+    expect(list.agents.map((a: { name: string }) => a.name)).toEqual(RUNNABLE_AGENTS);
     const parametric = JSON.parse(readFileSync(join(AGENTS, 'parametric-agent/agent.json'), 'utf8'));
     expect(list.agents[1]).toMatchObject({
       source: 'agent-orchestrator',
@@ -67,14 +69,7 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
     const broken = Object.fromEntries(
       list.broken.map((b: { name: string; error: string; source: string }) => [b.name, b.error]),
     );
-    expect(Object.keys(broken).sort()).toEqual([
-      'agent-orchestrator',
-      'current-working-directory',
-      'high-demand-agent',
-      'knowledge-coordinator',
-      'structured-output-agent',
-      'web-researcher',
-    ]);
+    expect(Object.keys(broken).sort()).toEqual(REFUSED_AGENTS);
     const file = (name: string, f = 'agent.json') => join(h.dir, '.agent-orchestrator/agents', name, f);
     expect(broken['current-working-directory']).toMatch(
       new RegExp(`^${file('current-working-directory')}: "type": "procedural" is not supported: `),
