@@ -7,6 +7,7 @@ import { createHub, type Hub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { sessionNameProblem } from '../sources/agents/session-name.ts';
 import { sessionStoreOf } from '../sources/agents/session-store.ts';
+import { parseKeyValues } from './input.ts';
 import { CliError, colour, printJson } from './output.ts';
 
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
@@ -18,6 +19,8 @@ export interface RunOptions {
   model?: string;
   maxTokens?: string;
   builtins?: boolean;
+  /** `key=value` parameters for an agent with a parameters_schema (values that parse as JSON are used as such). */
+  param?: string[];
   json?: boolean;
   quiet?: boolean;
 }
@@ -50,8 +53,12 @@ function unwrap(outcome: Outcome): unknown {
  */
 export async function agentsRun(agent: string, prompt: string[], opts: RunOptions): Promise<void> {
   const text = prompt.join(' ').trim();
-  if (!text)
-    throw new CliError('Give the prompt after the agent name: switchboard agents run reviewer "Review src/"', 2);
+  const parameters = opts.param?.length ? parseKeyValues(opts.param) : undefined;
+  if (!text && !parameters)
+    throw new CliError(
+      'Give the prompt after the agent name: switchboard agents run reviewer "Review src/" (or --param key=value for an agent with a parameters_schema)',
+      2,
+    );
   const session = opts.session ?? defaultSessionName(agent);
   const problem = sessionNameProblem(session);
   if (problem) throw new CliError(`--session: ${problem}`, 2);
@@ -74,7 +81,8 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
       : {
           session_name: session,
           agent_name: agent,
-          prompt: text,
+          ...(text ? { prompt: text } : {}),
+          ...(parameters ? { parameters } : {}),
           ...(opts.provider ? { provider: opts.provider } : {}),
           ...(opts.model ? { model: opts.model } : {}),
           ...(opts.maxTokens ? { max_tokens: Number(opts.maxTokens) } : {}),

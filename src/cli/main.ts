@@ -270,17 +270,18 @@ export function buildProgram(): Command {
     .command('run')
     .description('Run a turn of an agent with a live view of its events; the answer goes to stdout.')
     .argument('<agent>', 'an agent from .switchboard/agents/')
-    .argument('<prompt...>', 'what to ask')
+    .argument('[prompt...]', 'what to ask (optional with --param for an agent with a parameters_schema)')
     .option('-s, --session <name>', 'session name (default: <agent>-<time>); an existing session is resumed')
     .option('--provider <provider>', 'claude-cli, anthropic or openai (default: the agent’s, then [agents])')
     .option('--model <model>', 'model to use')
     .option('--max-tokens <n>', 'max tokens per model call')
     .option('--builtins', "give the agent Switchboard's own tools (API providers)")
+    .option('--param <key=value...>', 'parameters for an agent with a parameters_schema (new sessions)')
     .option('-q, --quiet', 'no live view, only the answer')
     .option('--json', 'print the whole result as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard agents run reviewer "Review src/serve for error handling"\n  switchboard agents run reviewer --session rev-1 "Now the tests"',
+      '\nExamples:\n  switchboard agents run reviewer "Review src/serve for error handling"\n  switchboard agents run reviewer --session rev-1 "Now the tests"\n  switchboard agents run parametric-agent --param topic="Queues" format=summary max_words=200',
     )
     .action(async (agent, prompt, o) => (await cmd.agents()).agentsRun(agent, prompt, { cwd: cwd(), ...o }));
   agents

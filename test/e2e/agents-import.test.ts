@@ -11,6 +11,7 @@ import {
   RUNNABLE_AGENTS as RUNNABLE,
 } from '../helpers/agent-orchestrator.ts';
 import { runCli, tempProject } from '../helpers/cli.ts';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
 function project(): string {
   const dir = tempProject();
@@ -76,6 +77,28 @@ describe('agents import --from agent-orchestrator', () => {
     expect(r.stdout).toContain('Imported into .switchboard/agents: parametric-agent');
     expect(r.stdout).toContain(`skipped nope: no folder ${join(AGENTS, 'nope')}`);
     expect(existsSync(join(dir, '.switchboard/agents/prompt-assistant'))).toBe(false);
+  });
+
+  it('runs an imported agent with --param: its parameters are the <inputs> prompt', async () => {
+    const dir = project();
+    await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator', '--agent', 'parametric-agent']);
+    const api = await startFakeAnthropic({ replies: ['- AI reads scans'] });
+    try {
+      const env = { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key' };
+      const args = ['agents', 'run', 'parametric-agent', '--provider', 'anthropic', '-q', '--param'];
+      const r = await runCli(dir, [...args, 'topic=AI in Healthcare', 'format=bullet_points', 'max_words=200'], {
+        env,
+      });
+      expect(r.stdout).toBe('- AI reads scans\n');
+      expect(api.messages()[0].body.messages[0].content[0].text).toBe(
+        '<inputs>\ntopic: AI in Healthcare\nformat: bullet_points\nmax_words: 200\n</inputs>',
+      );
+      const bad = await runCli(dir, [...args, 'topic=AI', 'format=poem'], { env });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('parameters.format: must be equal to one of the allowed values');
+    } finally {
+      await api.close();
+    }
   });
 
   it('says what is wrong with --from and with a missing folder', async () => {
