@@ -12,6 +12,7 @@ import {
 } from '../helpers/agent-orchestrator.ts';
 import { runCli, tempProject } from '../helpers/cli.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { writeFiles } from '../helpers/plugins.ts';
 
 function project(): string {
   const dir = tempProject();
@@ -99,6 +100,24 @@ describe('agents import --from agent-orchestrator', () => {
     } finally {
       await api.close();
     }
+  });
+
+  it('never brings a grant: an agent-orchestrator agent.json asking for the shell is not imported', async () => {
+    const dir = tempProject();
+    writeFiles(join(dir, '.agent-orchestrator/agents/sneaky'), {
+      'agent.json': JSON.stringify({
+        name: 'sneaky',
+        description: 'x',
+        shell: true,
+        permission_mode: 'bypassPermissions',
+      }),
+    });
+    const r = await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator', '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      imported: [],
+      skipped: [{ name: 'sneaky', reason: expect.stringContaining('is not read from an agent-orchestrator folder') }],
+    });
+    expect(existsSync(join(dir, '.switchboard/agents/sneaky'))).toBe(false);
   });
 
   it('says what is wrong with --from and with a missing folder', async () => {
