@@ -1,11 +1,13 @@
-// `switchboard agents run|list`: run a sub-agent turn in-process with a live view of its events on stderr
-// (tool calls, tokens) and the answer on stdout; list the project's agent definitions.
+// `switchboard agents run|list|import`: run a sub-agent turn in-process with a live view of its events on stderr
+// (tool calls, tokens) and the answer on stdout; list the project's agent definitions; import agent-orchestrator's.
+import { existsSync } from 'node:fs';
 import { toErrorInfo } from '../core/errors.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { createHub, type Hub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
 import { sessionNameProblem } from '../sources/agents/session-name.ts';
 import { sessionStoreOf } from '../sources/agents/session-store.ts';
+import { parseKeyValues } from './input.ts';
 import { CliError, colour, printJson } from './output.ts';
 
 const CLI_PRINCIPAL = { id: 'cli', roles: ['*'], kind: 'cli' as const };
@@ -17,6 +19,8 @@ export interface RunOptions {
   model?: string;
   maxTokens?: string;
   builtins?: boolean;
+  /** `key=value` parameters for an agent with a parameters_schema (values that parse as JSON are used as such). */
+  param?: string[];
   json?: boolean;
   quiet?: boolean;
 }
@@ -49,8 +53,12 @@ function unwrap(outcome: Outcome): unknown {
  */
 export async function agentsRun(agent: string, prompt: string[], opts: RunOptions): Promise<void> {
   const text = prompt.join(' ').trim();
-  if (!text)
-    throw new CliError('Give the prompt after the agent name: switchboard agents run reviewer "Review src/"', 2);
+  const parameters = opts.param?.length ? parseKeyValues(opts.param) : undefined;
+  if (!text && !parameters)
+    throw new CliError(
+      'Give the prompt after the agent name: switchboard agents run reviewer "Review src/" (or --param key=value for an agent with a parameters_schema)',
+      2,
+    );
   const session = opts.session ?? defaultSessionName(agent);
   const problem = sessionNameProblem(session);
   if (problem) throw new CliError(`--session: ${problem}`, 2);
@@ -73,7 +81,8 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
       : {
           session_name: session,
           agent_name: agent,
-          prompt: text,
+          ...(text ? { prompt: text } : {}),
+          ...(parameters ? { parameters } : {}),
           ...(opts.provider ? { provider: opts.provider } : {}),
           ...(opts.model ? { model: opts.model } : {}),
           ...(opts.maxTokens ? { max_tokens: Number(opts.maxTokens) } : {}),
@@ -136,4 +145,26 @@ export async function agentsList(opts: { cwd: string; json?: boolean }): Promise
   } finally {
     await hub.close();
   }
+}
+
+/** `agents import --from agent-orchestrator [DIR] [--agent NAME…] [--json]` */
+export async function agentsImport(
+  dir: string | undefined,
+  opts: { cwd: string; from?: string; agent?: string[]; json?: boolean },
+): Promise<void> {
+  if (opts.from !== 'agent-orchestrator')
+    throw new CliError(`--from: expected agent-orchestrator${opts.from ? `, got '${opts.from}'` : ''}.`, 2);
+  const { importOrchestratorAgents } = await import('../sources/agents/import-agents.ts');
+  const result = importOrchestratorAgents(opts.cwd, dir, opts.agent ?? []);
+  if (opts.json) return printJson(result);
+  if (!existsSync(result.from))
+    throw new CliError(`No agent-orchestrator agents folder at ${result.from}; pass the folder (e.g. config/agents).`);
+  process.stdout.write(`Read ${result.from}\n`);
+  process.stdout.write(
+    result.imported.length
+      ? `Imported into .switchboard/agents: ${result.imported.join(', ')}\n`
+      : 'Imported nothing new.\n',
+  );
+  for (const s of result.skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
+  if (result.imported.length) process.stdout.write('Check them with: switchboard agents list\n');
 }

@@ -265,22 +265,23 @@ export function buildProgram(): Command {
       '\nOn a terminal, init asks what the flags leave open; without one it imports and installs nothing unless told.\nExamples:\n  switchboard init\n  switchboard init --yes\n  switchboard init --import claude-code,codex --install claude-code --scope user',
     )
     .action(async (o) => (await cmd.init()).init({ cwd: cwd(), ...o }));
-  const agents = program.command('agents').description('Sub-agents: run a turn, list definitions.');
+  const agents = program.command('agents').description('Sub-agents: run a turn, list definitions, import them.');
   agents
     .command('run')
     .description('Run a turn of an agent with a live view of its events; the answer goes to stdout.')
     .argument('<agent>', 'an agent from .switchboard/agents/')
-    .argument('<prompt...>', 'what to ask')
+    .argument('[prompt...]', 'what to ask (optional with --param for an agent with a parameters_schema)')
     .option('-s, --session <name>', 'session name (default: <agent>-<time>); an existing session is resumed')
     .option('--provider <provider>', 'claude-cli, anthropic or openai (default: the agent’s, then [agents])')
     .option('--model <model>', 'model to use')
     .option('--max-tokens <n>', 'max tokens per model call')
     .option('--builtins', "give the agent Switchboard's own tools (API providers)")
+    .option('--param <key=value...>', 'parameters for an agent with a parameters_schema (new sessions)')
     .option('-q, --quiet', 'no live view, only the answer')
     .option('--json', 'print the whole result as JSON')
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard agents run reviewer "Review src/serve for error handling"\n  switchboard agents run reviewer --session rev-1 "Now the tests"',
+      '\nExamples:\n  switchboard agents run reviewer "Review src/serve for error handling"\n  switchboard agents run reviewer --session rev-1 "Now the tests"\n  switchboard agents run parametric-agent --param topic="Queues" format=summary max_words=200',
     )
     .action(async (agent, prompt, o) => (await cmd.agents()).agentsRun(agent, prompt, { cwd: cwd(), ...o }));
   agents
@@ -288,6 +289,19 @@ export function buildProgram(): Command {
     .description('List agent definitions (broken ones with their path and problem).')
     .option('--json', 'print JSON')
     .action(async (o) => (await cmd.agents()).agentsList({ cwd: cwd(), ...o }));
+  agents
+    .command('import')
+    .description(
+      "Copy agent-orchestrator's agents into .switchboard/agents (existing ones are kept; ones Switchboard cannot use are named with why).",
+    )
+    .argument(
+      '[dir]',
+      'its agents folder (default: .agent-orchestrator/agents; its repository keeps them in config/agents)',
+    )
+    .requiredOption('--from <tool>', 'agent-orchestrator')
+    .option('--agent <name...>', 'only these agents')
+    .option('--json', 'print JSON')
+    .action(async (dir, o) => (await cmd.agents()).agentsImport(dir, { cwd: cwd(), ...o }));
 
   const sessions = program.command('sessions').description('Read and clean sub-agent sessions.');
   sessions

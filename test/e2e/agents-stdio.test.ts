@@ -64,7 +64,11 @@ describe('agents over MCP stdio', () => {
       expect(byName[name], name).toBeDefined();
     expect(byName.session__clean.annotations).toMatchObject({ destructiveHint: true });
     expect(byName.agent__list.annotations).toMatchObject({ readOnlyHint: true });
-    expect(byName.agent__start.inputSchema.required).toEqual(expect.arrayContaining(['session_name', 'prompt']));
+    // prompt is optional for an agent with a parameters_schema (its parameters are the prompt then).
+    expect(byName.agent__start.inputSchema.required).toEqual(['session_name']);
+    expect(Object.keys(byName.agent__start.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(['prompt', 'parameters']),
+    );
   });
 
   it('a synchronous run sends progress and log notifications as the agent works', async () => {

@@ -63,6 +63,16 @@ describe('hook dispatch', () => {
     expect(existsSync(join(root, 'ran-a'))).toBe(true);
   });
 
+  it('blocks a SubagentStop with a han-plugin.yml hook that names only Stop, as Han registers it', () => {
+    const root = pluginProject();
+    writeFiles(root, { 'packages/b/package.json': '{}', 'packages/b/fail': '' });
+    writePlugin(root, 'checks', `hooks:\n  test: { command: '${CHECK}', dirs_with: [package.json], event: Stop }\n`, {
+      file: 'han-plugin.yml',
+    });
+    const answer = JSON.parse(dispatch(root, stop({ hook_event_name: 'SubagentStop' })).stdout);
+    expect(answer).toMatchObject({ decision: 'block', reason: expect.stringContaining('failing in b') });
+  });
+
   it('exits 0 without output on malformed stdin and says why on stderr', () => {
     const root = project(`hooks:\n  test: { command: '${CHECK}', dirs_with: [package.json] }\n`);
     const notJson = dispatch(root, '{"hook_event_name": ');

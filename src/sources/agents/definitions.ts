@@ -1,19 +1,32 @@
-// Agent definitions: `.switchboard/agents/<name>/agent.json` with an optional system prompt and MCP servers.
+// Agent definitions: `.switchboard/agents/<name>/agent.json` with an optional system prompt and MCP servers, and
+// agent-orchestrator's blueprints in `.agent-orchestrator/agents/` as they are (agent-orchestrator.ts).
 // Read fresh on every use (they are small files people edit); a broken one is reported with its path, never hiding others.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
+import { type DefinitionSource, keyProblem, mcpServerProblem, orchestratorAgentsDir } from './agent-orchestrator.ts';
 
 export const PROVIDERS = ['claude-cli', 'anthropic', 'openai'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
+
+/** A JSON Schema object (checked with Ajv where it is used). */
+const JsonSchema = z.record(z.string(), z.unknown());
 
 const AgentJson = z
   .object({
     name: z.string().min(1),
     description: z.string().default(''),
+    /** agent-orchestrator's agent type: Switchboard's agents are `autonomous` (procedural is refused by name). */
+    type: z.literal('autonomous').optional(),
+    /** Labels to find agents by (agent__list `tags`); agent-orchestrator's `internal` / `external` among them. */
+    tags: z.array(z.string().min(1)).default([]),
+    /** The parameters a start must pass (JSON Schema, type object); they become the first prompt's `<inputs>`. */
+    parameters_schema: JsonSchema.optional(),
+    /** The JSON Schema a session's final answer must match unless the call gives its own. */
+    output_schema: JsonSchema.optional(),
     provider: z.enum(PROVIDERS).optional(),
     model: z.string().min(1).optional(),
     max_tokens: z.number().int().min(1).optional(),
@@ -57,6 +70,10 @@ const McpJson = z.object({ mcpServers: z.record(z.string(), McpServerSpec).defau
 export interface AgentDefinition {
   name: string;
   description: string;
+  source: DefinitionSource;
+  tags: string[];
+  parameters_schema?: Record<string, unknown>;
+  output_schema?: Record<string, unknown>;
   provider?: ProviderName;
   model?: string;
   max_tokens?: number;
@@ -75,11 +92,20 @@ export interface AgentDefinition {
 export interface BrokenDefinition {
   name: string;
   path: string;
+  source: DefinitionSource;
   error: string;
 }
 
 export function agentsDir(projectDir: string): string {
   return join(projectDir, '.switchboard', 'agents');
+}
+
+/** The folders agents are read from, first wins a name clash: Switchboard's own, then agent-orchestrator's. */
+export function definitionRoots(projectDir: string): { source: DefinitionSource; dir: string }[] {
+  return [
+    { source: 'switchboard', dir: agentsDir(projectDir) },
+    { source: 'agent-orchestrator', dir: orchestratorAgentsDir(projectDir) },
+  ];
 }
 
 function readJson(path: string): unknown {
@@ -91,23 +117,42 @@ function readJson(path: string): unknown {
 }
 
 /** Load one definition folder; throws an Error whose message starts with the offending path. */
-function loadOne(dir: string, folder: string): AgentDefinition {
+export function loadOne(dir: string, folder: string, source: DefinitionSource): AgentDefinition {
   const file = join(dir, 'agent.json');
   if (!existsSync(file)) throw new Error(`${file}: missing (every agent folder needs an agent.json)`);
-  const parsed = AgentJson.safeParse(readJson(file));
+  // agent-orchestrator marks an inactive agent with this file; it is not started, and says so.
+  const disabled = join(dir, '.disabled');
+  if (existsSync(disabled))
+    throw new Error(
+      `${disabled}: the agent is switched off (agent-orchestrator's "inactive"); delete the file to use it`,
+    );
+  const raw = readJson(file);
+  const unsupported = keyProblem(raw, source);
+  if (unsupported) throw new Error(`${file}: ${unsupported}`);
+  const parsed = AgentJson.safeParse(raw);
   if (!parsed.success) throw new Error(`${file}: ${describeIssues(parsed.error.issues).message}`);
   if (parsed.data.name !== folder)
     throw new Error(`${file}: name '${parsed.data.name}' must equal the folder name '${folder}'`);
+  if (parsed.data.parameters_schema && parsed.data.parameters_schema.type !== 'object')
+    throw new Error(
+      `${file}: parameters_schema must have "type": "object" (parameters are named), e.g. {"type": "object", "properties": {…}}`,
+    );
   const promptFile = join(dir, 'agent.system-prompt.md');
   const mcpFile = join(dir, 'agent.mcp.json');
   let mcpServers: Record<string, McpServerSpec> = {};
   if (existsSync(mcpFile)) {
-    const mcp = McpJson.safeParse(readJson(mcpFile));
+    const rawMcp = readJson(mcpFile) as { mcpServers?: Record<string, unknown> } | null;
+    for (const [name, spec] of Object.entries(rawMcp?.mcpServers ?? {})) {
+      const problem = mcpServerProblem(name, spec, source);
+      if (problem) throw new Error(`${mcpFile}: ${problem}`);
+    }
+    const mcp = McpJson.safeParse(rawMcp);
     if (!mcp.success) throw new Error(`${mcpFile}: ${describeIssues(mcp.error.issues).message}`);
     mcpServers = mcp.data.mcpServers;
   }
   return {
     ...parsed.data,
+    source,
     dir,
     ...(existsSync(promptFile) ? { systemPrompt: readFileSync(promptFile, 'utf8') } : {}),
     ...(existsSync(mcpFile) ? { mcpConfigPath: mcpFile } : {}),
@@ -115,41 +160,67 @@ function loadOne(dir: string, folder: string): AgentDefinition {
   };
 }
 
+/** Agent folders under a root, sorted by name. */
+function foldersIn(root: string): string[] {
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { withFileTypes: true })
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort((a, b) => a.localeCompare(b));
+}
+
 /**
- * Every agent definition of a project, and the broken ones with their path and what is wrong.
+ * Every agent definition of a project (Switchboard's folder, then agent-orchestrator's), the broken ones with their
+ * path and what is wrong, and the folders a same-named one of Switchboard's hides (`hidden`, one message each).
  *
  * @example
- * const { agents, broken } = loadDefinitions('/repo');
+ * const { agents, broken, hidden } = loadDefinitions('/repo');
  */
-export function loadDefinitions(projectDir: string): { agents: AgentDefinition[]; broken: BrokenDefinition[] } {
-  const root = agentsDir(projectDir);
+export function loadDefinitions(projectDir: string): {
+  agents: AgentDefinition[];
+  broken: BrokenDefinition[];
+  hidden: string[];
+} {
   const agents: AgentDefinition[] = [];
   const broken: BrokenDefinition[] = [];
-  if (!existsSync(root)) return { agents, broken };
-  for (const entry of readdirSync(root, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    if (!entry.isDirectory()) continue;
-    const dir = join(root, entry.name);
-    try {
-      agents.push(loadOne(dir, entry.name));
-    } catch (err) {
-      broken.push({ name: entry.name, path: dir, error: (err as Error).message });
+  const hidden: string[] = [];
+  const seen = new Map<string, string>();
+  for (const { source, dir: root } of definitionRoots(projectDir))
+    for (const name of foldersIn(root)) {
+      const dir = join(root, name);
+      const winner = seen.get(name);
+      if (winner) {
+        hidden.push(
+          `${relative(projectDir, dir)} is not used: ${relative(projectDir, winner)} has the same agent name and Switchboard's own folder wins. Rename or delete one of them.`,
+        );
+        continue;
+      }
+      seen.set(name, dir);
+      try {
+        agents.push(loadOne(dir, name, source));
+      } catch (err) {
+        broken.push({ name, path: dir, source, error: (err as Error).message });
+      }
     }
-  }
-  return { agents, broken };
+  agents.sort((a, b) => a.name.localeCompare(b.name));
+  broken.sort((a, b) => a.name.localeCompare(b.name));
+  return { agents, broken, hidden };
 }
 
 /** One definition by name; NOT_FOUND names the known agents, a broken one fails with its path. */
 export function loadDefinition(projectDir: string, name: string): AgentDefinition {
-  const dir = join(agentsDir(projectDir), name);
-  if (!/^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(name) || !existsSync(dir)) {
+  const found = /^[A-Za-z0-9_-][A-Za-z0-9_.-]*$/.test(name)
+    ? definitionRoots(projectDir).find(({ dir }) => existsSync(join(dir, name)))
+    : undefined;
+  if (!found) {
     const known = loadDefinitions(projectDir).agents.map((a) => a.name);
     throw new SwitchboardError(
       'NOT_FOUND',
-      `No agent '${name}' in ${agentsDir(projectDir)}. ${known.length ? `Known agents: ${known.join(', ')}.` : 'No agents are defined; create .switchboard/agents/<name>/agent.json.'}`,
+      `No agent '${name}' in ${agentsDir(projectDir)} or ${orchestratorAgentsDir(projectDir)}. ${known.length ? `Known agents: ${known.join(', ')}.` : 'No agents are defined; create .switchboard/agents/<name>/agent.json.'}`,
     );
   }
   try {
-    return loadOne(dir, name);
+    return loadOne(join(found.dir, name), name, found.source);
   } catch (err) {
     throw new SwitchboardError('INVALID_INPUT', `Agent '${name}' is broken: ${(err as Error).message}`);
   }

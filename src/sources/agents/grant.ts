@@ -44,6 +44,11 @@ function refuse(
       'FORBIDDEN',
       `A session without agent_name does not allow ${what}: start it with an agent_name whose .switchboard/agents/<name>/agent.json sets ${setting}${note}.`,
     );
+  if (agent.source === 'agent-orchestrator')
+    return new SwitchboardError(
+      'FORBIDDEN',
+      `Agent '${agent.name}' (from .agent-orchestrator/agents, which grants only the defaults) does not allow ${what}: import it with \`switchboard agents import ${agent.name}\` and set ${setting} in .switchboard/agents/${agent.name}/agent.json${note}.`,
+    );
   const file = shownPath(realDir(ctx.projectRoot) ?? ctx.projectRoot, join(agent.dir, 'agent.json'));
   return new SwitchboardError(
     'FORBIDDEN',

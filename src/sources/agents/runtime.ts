@@ -11,7 +11,7 @@ import { type AgentDefinition, loadDefinition, type ProviderName } from './defin
 import { type GrantContext, grant, sessionDirectory } from './grant.ts';
 import type { Provider } from './providers/provider.ts';
 import { type CancelReport, RemoteCancel } from './remote-cancel.ts';
-import { answeredToolResults, checkSchemas, type ResumeInput, type StartInput } from './session-input.ts';
+import { answeredToolResults, checkSchemas, firstPrompt, type ResumeInput, type StartInput } from './session-input.ts';
 import { readSession, type SessionStore, sessionStoreOf } from './session-store.ts';
 import {
   META_SCHEMA_VERSION,
@@ -82,12 +82,16 @@ export class AgentRuntime {
       shell,
     });
     const projectDir = sessionDirectory(where, agent, input.project_dir);
-    await checkSchemas(input.output_schema, tools);
+    const first = await firstPrompt(agent, input);
+    // The agent's output_schema (agent-orchestrator's blueprints have one) unless the call gives its own.
+    const outputSchema = input.output_schema ?? agent?.output_schema;
+    await checkSchemas(outputSchema, tools);
     const now = new Date().toISOString();
     const options: SessionOptions = {
       ...(input.system_prompt ? { system_prompt: input.system_prompt } : {}),
       ...(input.max_tokens ? { max_tokens: input.max_tokens } : {}),
-      ...(input.output_schema ? { output_schema: input.output_schema } : {}),
+      ...(outputSchema ? { output_schema: outputSchema } : {}),
+      ...(first.parameters ? { parameters: first.parameters } : {}),
       structured_output_retries: input.structured_output_retries ?? 2,
       tools,
       ...(permissionMode ? { permission_mode: permissionMode } : {}),
@@ -112,7 +116,7 @@ export class AgentRuntime {
     };
     // The lock comes first: no other process may see the new session's "running" meta without its lock.
     await this.turns.admit(input.session_name, () => this.sessions.create(meta));
-    return this.launch(meta, agent, { prompt: input.prompt }, input.async ?? false, hooks);
+    return this.launch(meta, agent, { prompt: first.prompt }, input.async ?? false, hooks);
   }
 
   /** Continue a session: a new prompt, or the answers to its pending tool calls (and optionally a prompt). */

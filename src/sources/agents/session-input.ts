@@ -2,13 +2,17 @@
 // (output_schema, callback tools), and the tool results a resume answers its pending calls with.
 import type { PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
-import type { ProviderName } from './definitions.ts';
+import { inputsBlock } from './agent-orchestrator.ts';
+import type { AgentDefinition, ProviderName } from './definitions.ts';
 import type { CallbackTool, SessionMeta, ToolResultBlock } from './session-types.ts';
 
 export interface StartInput {
   session_name: string;
   agent_name?: string;
-  prompt: string;
+  /** Optional when the agent has a parameters_schema (the parameters are the prompt then). */
+  prompt?: string;
+  /** Checked against the agent's parameters_schema; they fill its first prompt and its `${params.X}`. */
+  parameters?: Record<string, unknown>;
   project_dir?: string;
   /** claude-cli: a mode at or below what the agent is granted. */
   permission_mode?: PermissionMode;
@@ -29,6 +33,66 @@ export interface ResumeInput {
   prompt?: string;
   tool_results?: { tool_use_id: string; content: string; is_error?: boolean }[];
   async?: boolean;
+}
+
+/**
+ * The first prompt of a start, and the parameters the session keeps. An agent with a parameters_schema takes
+ * `parameters`, checked against it (draft-07, as agent-orchestrator checks them), and gets them as an `<inputs>`
+ * block, followed by the prompt when one is given; any other start needs a prompt and takes no parameters.
+ * INVALID_INPUT names the parameter and what the schema wants.
+ *
+ * @example
+ * await firstPrompt(agent, { parameters: { topic: 'AI', format: 'summary' } }) // { prompt: '<inputs>\n…', parameters }
+ */
+export async function firstPrompt(
+  agent: AgentDefinition | undefined,
+  input: Pick<StartInput, 'prompt' | 'parameters'>,
+): Promise<{ prompt: string; parameters?: Record<string, unknown> }> {
+  const schema = agent?.parameters_schema;
+  if (!schema) {
+    if (input.parameters)
+      throw new SwitchboardError(
+        'INVALID_INPUT',
+        agent
+          ? `parameters: agent '${agent.name}' declares no parameters_schema in its agent.json, so it takes only a prompt.`
+          : 'parameters: only an agent with a parameters_schema takes parameters; give agent_name, or only a prompt.',
+      );
+    if (!input.prompt)
+      throw new SwitchboardError(
+        'INVALID_INPUT',
+        `prompt: required${agent ? ` (agent '${agent.name}' has no parameters_schema to take parameters instead)` : ''}.`,
+      );
+    return { prompt: input.prompt };
+  }
+  const parameters = input.parameters ?? {};
+  const { jsonValidator } = await import('../../core/ajv.ts');
+  const where = `agent '${agent.name}' (${agent.dir}/agent.json)`;
+  const v = jsonValidator(schema);
+  if (!v.ok)
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `The parameters_schema of ${where} is not a valid JSON Schema: ${v.message}`,
+    );
+  if (!v.validate(parameters)) {
+    const problems = (v.validate.errors ?? []).map((e) => {
+      const params = e.params as { missingProperty?: string; additionalProperty?: string; allowedValues?: unknown };
+      if (e.keyword === 'required') return `parameters.${params.missingProperty}: required`;
+      if (e.keyword === 'additionalProperties')
+        return `parameters.${params.additionalProperty}: not a parameter of this agent (it takes: ${Object.keys((schema.properties as object) ?? {}).join(', ')})`;
+      const at = `parameters${e.instancePath.replaceAll('/', '.')}`;
+      return `${at}: ${e.message ?? 'is invalid'}${e.keyword === 'enum' ? ` ${JSON.stringify(params.allowedValues)}` : ''}`;
+    });
+    throw new SwitchboardError('INVALID_INPUT', `${problems.join('; ')} — as the parameters_schema of ${where} says.`);
+  }
+  const block = inputsBlock(parameters);
+  return {
+    prompt: input.prompt
+      ? `${block}
+
+${input.prompt}`
+      : block,
+    parameters,
+  };
 }
 
 type GivenToolResult = NonNullable<ResumeInput['tool_results']>[number];

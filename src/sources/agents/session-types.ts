@@ -47,6 +47,8 @@ export interface SessionOptions {
   system_prompt?: string;
   max_tokens?: number;
   output_schema?: Record<string, unknown>;
+  /** The start's parameters (agents with a parameters_schema): every turn's system prompt fills `${params.X}` from them. */
+  parameters?: Record<string, unknown>;
   structured_output_retries: number;
   tools: CallbackTool[];
   /** claude-cli: the `--permission-mode` its turns run with (checked against its agent.json before each turn). */

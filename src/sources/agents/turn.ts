@@ -4,6 +4,7 @@
 import type { AgentsConfig } from '../../config/schema.ts';
 import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
+import { fillPlaceholders } from './agent-orchestrator.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
 import { hubFileDirs } from './grant.ts';
@@ -140,7 +141,8 @@ async function askModel(
   // Structured output (and Ajv with it) is loaded only for sessions that have an output_schema.
   const so = schema ? await import('./structured-output.ts') : undefined;
   const system = [
-    agent?.systemPrompt,
+    agent?.systemPrompt &&
+      fillPlaceholders(agent.systemPrompt, { params: meta.options.parameters, sessionId: meta.session_name }),
     meta.options.system_prompt,
     so && schema ? so.schemaInstruction(schema) : undefined,
   ]

@@ -5,7 +5,7 @@ import { relative, resolve, sep } from 'node:path';
 import picomatch from 'picomatch';
 import { z } from 'zod';
 import type { Discovery, Plugin, PluginHook } from './discover.ts';
-import { DEFAULT_EVENTS, type EventSpec } from './manifest.ts';
+import { eventsOf } from './manifest.ts';
 import { OUTPUT_CAP } from './output.ts';
 import { renderReport } from './report.ts';
 import { type HookHost, type HookReport, runHook } from './run.ts';
@@ -31,7 +31,7 @@ const TOOL_EVENTS = new Set(['PreToolUse', 'PostToolUse']);
 export const MAX_CONSECUTIVE_STOP_BLOCKS = 3;
 
 /**
- * The hooks an event runs: those whose `event` list names it (Stop and SubagentStop when unset) and, for tool
+ * The hooks an event runs: those whose events name it (`eventsOf`: Stop and SubagentStop when unset) and, for tool
  * events, whose tools (`PostToolUse:Edit|Write`, `tool_filter`: names or globs such as `mcp__*`) match the tool and
  * whose `file_filter` matches the edited file; in discovery order.
  *
@@ -49,9 +49,7 @@ export function matchingHooks(
   const out: { plugin: Plugin; hook: PluginHook }[] = [];
   for (const plugin of discovery.plugins) {
     for (const hook of plugin.hooks) {
-      const entries = (hook.spec.event ?? DEFAULT_EVENTS.map((e): EventSpec => ({ event: e }))).filter(
-        (e) => e.event === name,
-      );
+      const entries = eventsOf(hook.spec, plugin.format).filter((e) => e.event === name);
       if (entries.length === 0) continue;
       if (TOOL_EVENTS.has(name)) {
         // An entry without tools (`PostToolUse`) takes every tool; `PostToolUse:Edit|Write` only those.

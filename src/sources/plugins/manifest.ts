@@ -48,6 +48,23 @@ export interface EventSpec {
   tools?: string[];
 }
 
+/**
+ * The events a hook runs on. Unset: Stop and SubagentStop. A Han manifest listing `Stop` without `SubagentStop`
+ * also runs on SubagentStop, as Han does (its `parseEventShorthands` adds the "implicit SubagentStop" when it writes
+ * Claude Code's hooks); a Switchboard manifest means exactly the events it lists.
+ *
+ * @example
+ * eventsOf(hook.spec, 'han') // [{ event: 'Stop' }, { event: 'SubagentStop' }] for `event: Stop`
+ */
+export function eventsOf(spec: Pick<HookSpec, 'event'>, format: ManifestFormat): EventSpec[] {
+  if (!spec.event) return DEFAULT_EVENTS.map((event) => ({ event }));
+  const events = spec.event;
+  const stop = events.find((e) => e.event === 'Stop');
+  if (format === 'han' && stop && !events.some((e) => e.event === 'SubagentStop'))
+    return [...events, { ...stop, event: 'SubagentStop' }];
+  return events;
+}
+
 const EventEntrySchema = z.string().transform((value, ctx): EventSpec => {
   const colon = value.indexOf(':');
   const name = (colon < 0 ? value : value.slice(0, colon)).trim();

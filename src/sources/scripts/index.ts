@@ -144,7 +144,7 @@ export const scriptsSource: Source = {
     // Prompts follow the script folders while the hub runs (a new NL file is a new slash command); folders that do
     // not exist yet are watched from their nearest existing parent.
     let closeWatcher: (() => Promise<void>) | undefined;
-    const ready: Promise<void> = watchTargets([roots.project, roots.mekara, roots.user], {
+    const ready: Promise<void> = watchTargets([roots.project, roots.mekara, roots.user, roots['user-mekara']], {
       depthBelow: 10,
       onChange: () => {
         try {

@@ -1,4 +1,4 @@
-// script.list: every script this project can run — project, mekara, user and bundled levels, first match wins —
+// script.list: every script this project can run — project, mekara, user, user-mekara and bundled levels, first match wins —
 // with whether it is compiled (and in which language), where each part came from, and the files a clash hides.
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
@@ -31,7 +31,7 @@ export function scriptList(deps: ScriptDeps) {
     name: 'script.list',
     title: 'List scripts',
     description:
-      'List the scripts script__start can run: name, level (project .switchboard/scripts, mekara .mekara/scripts, user ~/.switchboard/scripts, or bundled with Switchboard), whether a compiled version (JavaScript or mekara Python) runs its steps automatically, and a one-line description; warnings name script files hidden by a same-named one.',
+      'List the scripts script__start can run: name, level (project .switchboard/scripts, mekara .mekara/scripts, user ~/.switchboard/scripts, user-mekara ~/.mekara/scripts, or bundled with Switchboard), whether a compiled version (JavaScript or mekara Python) runs its steps automatically, and a one-line description; warnings name script files hidden by a same-named one.',
     input: Input,
     output: Output,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -1,16 +1,19 @@
 // Finds scripts on disk: project `.switchboard/scripts`, the project's mekara folder `.mekara/scripts`, user
-// `~/.switchboard/scripts`, then the bundled ones; first match wins. Resolution always uses the project
+// `~/.switchboard/scripts`, the user's mekara folder `~/.mekara/scripts`, then the bundled ones; first match wins. Resolution always uses the project
 // directory, never a script's `working_dir`.
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, relative, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { SwitchboardError } from '../../core/errors.ts';
 import { MODULE_EXTENSIONS, packageRoot } from '../../core/module-loader.ts';
 import { compareNames } from '../../core/names.ts';
 
-export type ScriptLevel = 'project' | 'mekara' | 'user' | 'bundled';
-/** Precedence, first wins: Switchboard's own project folder beats the mekara one it shares a project with. */
-export const LEVELS: readonly ScriptLevel[] = ['project', 'mekara', 'user', 'bundled'];
+export type ScriptLevel = 'project' | 'mekara' | 'user' | 'user-mekara' | 'bundled';
+/**
+ * Precedence, first wins: the project before the user (as in mekara: local `.mekara` before `~/.mekara`), and at
+ * each of the two, Switchboard's own folder before the mekara one beside it.
+ */
+export const LEVELS: readonly ScriptLevel[] = ['project', 'mekara', 'user', 'user-mekara', 'bundled'];
 
 /** Where each level's `scripts/` folder is. */
 export interface ScriptRoots {
@@ -18,6 +21,8 @@ export interface ScriptRoots {
   /** mekara's project folder (`.mekara/scripts`): its NL scripts and compiled Python scripts run unchanged. */
   mekara: string;
   user: string;
+  /** The user's mekara folder (`~/.mekara/scripts`, where `mekara install` puts its scripts). */
+  'user-mekara': string;
   bundled: string;
 }
 
@@ -38,14 +43,17 @@ export interface ResolvedScript {
 
 /**
  * The script folders for a project. The user level follows SWITCHBOARD_HOME (as the user config does), else
- * HOME from the hub's environment, so tests and sandboxes get their own.
+ * HOME from the hub's environment, so tests and sandboxes get their own; the user's mekara folder is in HOME
+ * (mekara has no variable for it).
  */
 export function scriptRoots(projectDir: string, env: NodeJS.ProcessEnv = process.env): ScriptRoots {
-  const userHome = env.SWITCHBOARD_HOME ?? join(env.HOME ?? homedir(), '.switchboard');
+  const home = env.HOME ?? homedir();
+  const userHome = env.SWITCHBOARD_HOME ?? join(home, '.switchboard');
   return {
     project: join(projectDir, '.switchboard', 'scripts'),
     mekara: join(projectDir, '.mekara', 'scripts'),
     user: join(userHome, 'scripts'),
+    'user-mekara': join(home, '.mekara', 'scripts'),
     bundled: bundledScriptsDir(),
   };
 }
@@ -81,7 +89,7 @@ function compiledIn(root: string, path: string): string | undefined {
 }
 
 /**
- * Resolve a name. In each level (project, user, bundled) the exact file name is tried first, then with `-` as
+ * Resolve a name. In each level (LEVELS, in order) the exact file name is tried first, then with `-` as
  * `_`; the NL file decides the level. A compiled module counts only at the NL file's level or a higher one
  * (a project may compile a bundled script; a bundled compiled module never overrides a project's own NL script).
  * Undefined when no level has the NL file.
@@ -157,33 +165,53 @@ export function listScripts(roots: ScriptRoots): ResolvedScript[] {
   return [...seen.values()].sort((a, b) => compareNames(a.name, b.name));
 }
 
+/** Each mekara folder and the Switchboard folders above it, whose same-named scripts hide its own. */
+const HIDDEN_BY = [
+  ['mekara', ['project']],
+  ['user-mekara', ['project', 'user']],
+] as const;
+
 /**
- * Scripts of the mekara folder that Switchboard's own project folder hides (same name, NL or compiled): the
- * Switchboard one runs, and each message names both files. `-` and `_` count as the same, as in resolution.
+ * Scripts of a mekara folder (the project's or the user's) that a Switchboard folder hides (same name, NL or
+ * compiled): the Switchboard one runs, and each message names both files. `-` and `_` count as the same, as in
+ * resolution. The project's `.mekara` hiding `~/.mekara` is mekara's own rule, so it is not reported.
  *
  * @example
- * scriptClashes(roots) // ['.mekara/scripts/nl/finish.md is not used: .switchboard/scripts/nl/finish.md …']
+ * scriptClashes(roots, '/repo') // ['.mekara/scripts/nl/finish.md is not used: .switchboard/scripts/nl/finish.md …']
  */
 export function scriptClashes(roots: ScriptRoots, projectDir: string): string[] {
   const warnings: string[] = [];
-  const shown = (file: string) => relative(projectDir, file) || file;
+  const home = dirname(dirname(roots['user-mekara']));
+  const shown = (file: string) => {
+    const inProject = relative(projectDir, file);
+    if (inProject && !inProject.startsWith('..') && !isAbsolute(inProject)) return inProject;
+    const inHome = relative(home, file);
+    return inHome && !inHome.startsWith('..') && !isAbsolute(inHome) ? `~/${inHome}` : file;
+  };
   const key = (path: string) => path.replaceAll('-', '_');
   for (const [folder, exts] of [
     ['nl', ['.md']],
     ['compiled', COMPILED_EXTENSIONS],
   ] as const) {
-    const own = new Map<string, string>();
-    for (const ext of exts)
-      for (const path of namesIn(join(roots.project, folder), ext))
-        if (!own.has(key(path))) own.set(key(path), join(roots.project, folder, `${path}${ext}`));
-    for (const ext of exts)
-      for (const path of namesIn(join(roots.mekara, folder), ext)) {
-        const winner = own.get(key(path));
-        if (!winner || path.endsWith('__init__')) continue;
-        warnings.push(
-          `${shown(join(roots.mekara, folder, `${path}${ext}`))} is not used: ${shown(winner)} has the same script name and Switchboard's own folder wins. Rename or delete one of them.`,
-        );
-      }
+    // The first Switchboard file of each name, by level.
+    const own = new Map<ScriptLevel, Map<string, string>>();
+    for (const level of ['project', 'user'] as const) {
+      const files = new Map<string, string>();
+      for (const ext of exts)
+        for (const path of namesIn(join(roots[level], folder), ext))
+          if (!files.has(key(path))) files.set(key(path), join(roots[level], folder, `${path}${ext}`));
+      own.set(level, files);
+    }
+    for (const [mekara, above] of HIDDEN_BY)
+      for (const ext of exts)
+        for (const path of namesIn(join(roots[mekara], folder), ext)) {
+          if (path.endsWith('__init__')) continue;
+          const winner = above.map((level) => own.get(level)?.get(key(path))).find(Boolean);
+          if (!winner) continue;
+          warnings.push(
+            `${shown(join(roots[mekara], folder, `${path}${ext}`))} is not used: ${shown(winner)} has the same script name and Switchboard's own folder wins. Rename or delete one of them.`,
+          );
+        }
   }
   return warnings;
 }

@@ -288,6 +288,10 @@ describe('listing and cleaning', () => {
       {
         name: 'good',
         description: 'Works',
+        source: 'switchboard',
+        tags: [],
+        parameters_schema: null,
+        has_output_schema: false,
         provider: null,
         model: null,
         has_system_prompt: true,

@@ -203,6 +203,65 @@ describe('.mekara/scripts next to .switchboard/scripts', () => {
   });
 });
 
+describe('~/.mekara/scripts, the user-level mekara folder', () => {
+  /** A temporary HOME holding mekara's scripts where `mekara install` puts them, and a project beside it. */
+  function withUserMekara(): { dir: string; home: string } {
+    const home = mkdtempSync(join(tmpdir(), 'switchboard-mekara-home-'));
+    dirs.push(home);
+    cpSync(join(MEKARA, 'project', '.mekara'), join(home, '.mekara'), { recursive: true });
+    const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-'));
+    dirs.push(dir);
+    return { dir, home };
+  }
+
+  it('lists its scripts at the user-mekara level and runs its compiled Python scripts', async () => {
+    const { dir, home } = withUserMekara();
+    const hub = await open(dir, { env: { HOME: home } });
+    const { scripts, warnings } = await hub.value('script.list');
+    expect(scripts).toContainEqual(
+      expect.objectContaining({
+        name: 'test:random',
+        level: 'user-mekara',
+        kind: 'compiled',
+        compiled_language: 'python',
+      }),
+    );
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:imagine-object', level: 'user-mekara' }));
+    expect(warnings).toEqual([]);
+    const first = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    expect(first.text).toContain('### Pending LLM step: `test:random[1]`');
+    secretOf(first);
+  });
+
+  it("yields to the project's .switchboard and .mekara folders and to ~/.switchboard, naming each clash with a Switchboard folder", async () => {
+    const { dir, home } = withUserMekara();
+    projectScripts(dir, { 'nl/test/random.md': '# Own random\n\nPick a number yourself.\n' });
+    writeFiles(join(dir, '.mekara', 'scripts'), { 'nl/test/nested.md': '# Project mekara nested\n\nNest here.\n' });
+    // The user's Switchboard folder (SWITCHBOARD_HOME, below the project in testHub) beats the user's mekara one.
+    writeFiles(join(dir, '.home', 'scripts'), { 'compiled/setup_worktree.mjs': 'export default function* () {}\n' });
+    const hub = await open(dir, { env: { HOME: home } });
+    const { scripts, warnings } = await hub.value('script.list');
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:random', level: 'project', kind: 'nl' }));
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:nested', level: 'mekara', kind: 'nl' }));
+    expect(scripts).toContainEqual(
+      expect.objectContaining({
+        name: 'setup-worktree',
+        level: 'user-mekara',
+        compiled_level: 'user',
+        compiled_language: 'javascript',
+      }),
+    );
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:double-or-nothing', level: 'user-mekara' }));
+    // The project's .mekara hiding ~/.mekara is mekara's own precedence: no warning for test:nested.
+    expect(warnings).toEqual([
+      "~/.mekara/scripts/nl/test/random.md is not used: .switchboard/scripts/nl/test/random.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
+      "~/.mekara/scripts/compiled/setup_worktree.py is not used: .home/scripts/compiled/setup_worktree.mjs has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
+    ]);
+    const started = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    expect(started.text).toContain('Pick a number yourself.');
+  });
+});
+
 describe("mekara's cassettes", () => {
   const nested = join(MEKARA, 'cassettes', 'mcp-nested.yaml');
 

@@ -23,7 +23,13 @@ afterEach(() => {
 function roots(): ScriptRoots {
   const base = mkdtempSync(join(tmpdir(), 'switchboard-resolve-'));
   dirs.push(base);
-  return { project: join(base, 'p'), mekara: join(base, 'm'), user: join(base, 'u'), bundled: join(base, 'b') };
+  return {
+    project: join(base, 'p'),
+    mekara: join(base, 'm'),
+    user: join(base, 'u'),
+    'user-mekara': join(base, 'um'),
+    bundled: join(base, 'b'),
+  };
 }
 
 type Layout = { nl: ScriptLevel[]; compiled: ScriptLevel[] };
@@ -53,6 +59,13 @@ describe('resolveScript precedence', () => {
     [{ nl: ['user', 'bundled'], compiled: ['bundled'] }, 'user', null],
     // The highest compiled module at or above the NL level wins.
     [{ nl: ['user'], compiled: ['project', 'user'] }, 'user', 'project'],
+    // ~/.mekara/scripts sits below the project's .mekara and the user's ~/.switchboard, above the bundled scripts.
+    [{ nl: ['mekara', 'user-mekara'], compiled: [] }, 'mekara', null],
+    [{ nl: ['user', 'user-mekara'], compiled: [] }, 'user', null],
+    [{ nl: ['user-mekara', 'bundled'], compiled: [] }, 'user-mekara', null],
+    [{ nl: ['user-mekara'], compiled: ['user-mekara'] }, 'user-mekara', 'user-mekara'],
+    [{ nl: ['user-mekara'], compiled: ['mekara'] }, 'user-mekara', 'mekara'],
+    [{ nl: ['mekara'], compiled: ['user-mekara'] }, 'mekara', null],
   ];
   for (const [layout, level, compiled] of matrix) {
     it(`NL at ${layout.nl.join('+')}, compiled at ${layout.compiled.join('+') || 'none'} → NL ${level}, compiled ${compiled ?? 'none'}`, () => {

@@ -21,7 +21,17 @@ const CallbackToolInput = z.strictObject({
 const Input = z.strictObject({
   session_name: SessionName,
   agent_name: z.string().min(1).optional().describe('An agent from agent__list'),
-  prompt: z.string().min(1, 'prompt cannot be empty'),
+  prompt: z
+    .string()
+    .min(1, 'prompt cannot be empty')
+    .optional()
+    .describe('What to ask; optional for an agent with a parameters_schema, whose parameters then are the prompt'),
+  parameters: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'For an agent with a parameters_schema (agent__list shows it): checked against it, given to the agent as an <inputs> block, and filling ${params.NAME} in its system prompt',
+    ),
   project_dir: z
     .string()
     .min(1)
