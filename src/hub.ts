@@ -230,7 +230,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const sources = new Map<string, RunningSource>();
   for (const load of SOURCES) {
     const source = await load();
-    sources.set(source.name, await source.start({ services, pipeline, env }));
+    sources.set(source.name, await source.start({ services, pipeline, env, sources }));
   }
 
   let catalogReady: Promise<void> | undefined;
