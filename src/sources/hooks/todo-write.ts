@@ -5,7 +5,8 @@ import { defineCapability } from '../../core/capability.ts';
 import { AfterToolOutput } from './post-tool.ts';
 import { agentEvent, HOOK_CALLER_FIELDS, type HookDeciders, pluginVerdict } from './shared.ts';
 
-const Todo = z.strictObject({
+// An item is data the agent wrote, passed on as it is: other keys (older Claude Code's `id`, `priority`) are kept.
+const Todo = z.looseObject({
   content: z.string().min(1),
   status: z.enum(['pending', 'in_progress', 'completed']),
   activeForm: z.string().min(1).optional(),
