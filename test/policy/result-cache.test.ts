@@ -150,6 +150,9 @@ describe('result cache on SQLite', () => {
     expect(text).not.toMatch(/switchboard_cache_lookups_total\{capability="c\.plain"/);
     // Every call is still a call: three in the call counters.
     expect(text).toMatch(/switchboard_calls_total\{capability="c\.lookup",transport="cli",outcome="ok"\} 3/);
+    const metrics = await hub.value('system.metrics', { scope: 'instance' });
+    expect(metrics.capabilities['c.lookup']).toMatchObject({ calls: 3, cache: { hits: 2, misses: 1 } });
+    expect(metrics.capabilities['c.plain'].cache).toBeUndefined();
     await hub.flush();
     const records = await hub.services.store.audit.query({ capability: 'c.lookup' });
     expect(records.map((r) => r.cached ?? false)).toEqual([true, true, false]);
