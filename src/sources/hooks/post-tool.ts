@@ -2,7 +2,14 @@
 // plugins' PostToolUse hooks: a failing check tells the agent to fix it before going on.
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
-import { agentEvent, HOOK_CALLER_FIELDS, type HookDeciders, pluginVerdict, Verdict } from './shared.ts';
+import {
+  agentEvent,
+  HOOK_CALLER_FIELDS,
+  HOOK_TOOL_POLICY,
+  type HookDeciders,
+  pluginVerdict,
+  Verdict,
+} from './shared.ts';
 
 /** The answer after a tool: ClaudeBench's `processed`, and the plugins' verdict. */
 export const AfterToolOutput = z.object({
@@ -30,6 +37,7 @@ export function hookPostTool(deciders: HookDeciders) {
         message: 'result is required (what the tool returned; null for nothing)',
       }),
     output: AfterToolOutput,
+    policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ tool, params, result, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PostToolUse', { sessionId, tool, params, result });

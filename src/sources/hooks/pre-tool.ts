@@ -4,7 +4,14 @@
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
 import { preToolUse } from '../scripts/hooks.ts';
-import { agentEvent, HOOK_CALLER_FIELDS, type HookDeciders, pluginVerdict, Verdict } from './shared.ts';
+import {
+  agentEvent,
+  HOOK_CALLER_FIELDS,
+  HOOK_TOOL_POLICY,
+  type HookDeciders,
+  pluginVerdict,
+  Verdict,
+} from './shared.ts';
 
 export function hookPreTool(deciders: HookDeciders) {
   return defineCapability({
@@ -24,6 +31,7 @@ export function hookPreTool(deciders: HookDeciders) {
         message: 'params is required (the tool input; null for none)',
       }),
     output: z.object(Verdict),
+    policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ tool, params, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PreToolUse', { sessionId, tool, params });

@@ -12,6 +12,13 @@ export interface HookDeciders {
   dispatch(event: HookEvent, signal: AbortSignal): Promise<DispatchResult>;
 }
 
+/**
+ * The hook tools' time limit: each plugin hook they run is bounded by its own `timeout` (30 s unless its manifest
+ * says otherwise) and they run one after another, as `hook dispatch` runs them, so the call waits up to 10 minutes
+ * rather than the 30 s default (`[policy.capabilities."hook.pre_tool"] timeout_ms` changes it).
+ */
+export const HOOK_TOOL_POLICY = { timeoutMs: 600_000 } as const;
+
 /** The fields ClaudeBench's hook inputs carry besides their own (accepted; the session names the event's session). */
 export const HOOK_CALLER_FIELDS = {
   sessionId: z

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
 import { AfterToolOutput } from './post-tool.ts';
-import { agentEvent, HOOK_CALLER_FIELDS, type HookDeciders, pluginVerdict } from './shared.ts';
+import { agentEvent, HOOK_CALLER_FIELDS, HOOK_TOOL_POLICY, type HookDeciders, pluginVerdict } from './shared.ts';
 
 // An item is data the agent wrote, passed on as it is: other keys (older Claude Code's `id`, `priority`) are kept.
 const Todo = z.looseObject({
@@ -26,6 +26,7 @@ export function hookTodoWrite(deciders: HookDeciders) {
       ...HOOK_CALLER_FIELDS,
     }),
     output: AfterToolOutput,
+    policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ todos, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PostToolUse', {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
 import { userPromptSubmit } from '../scripts/hooks.ts';
-import { agentEvent, HOOK_CALLER_FIELDS, type HookDeciders, pluginVerdict } from './shared.ts';
+import { agentEvent, HOOK_CALLER_FIELDS, HOOK_TOOL_POLICY, type HookDeciders, pluginVerdict } from './shared.ts';
 
 export function hookUserPrompt(deciders: HookDeciders) {
   return defineCapability({
@@ -21,6 +21,7 @@ export function hookUserPrompt(deciders: HookDeciders) {
       modified: z.string().optional().describe('The prompt to use instead; absent: use it as it is.'),
       reason: z.string().optional().describe("A failing plugin check's output (it does not block the prompt)."),
     }),
+    policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ prompt, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'UserPromptSubmit', { sessionId, prompt });
