@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineCapability, rawResult } from '../../src/core/capability.ts';
@@ -12,7 +13,7 @@ import type { Principal } from '../../src/core/context.ts';
 import { HEALTH_CACHE_MS } from '../../src/sources/builtin/system/health.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
-import { openTestStore, REDIS_URL } from '../helpers/redis.ts';
+import { openTestStore, PrivateRedis, REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { until } from '../helpers/until.ts';
 
 const hubs: TestHub[] = [];
@@ -33,6 +34,17 @@ function project(toml = ''): string {
 const alice: Principal = { id: 'alice', roles: ['dev', 'ops'], kind: 'token' };
 const bob: Principal = { id: 'bob', roles: ['ops', 'dev', 'dev'], kind: 'token' };
 const carol: Principal = { id: 'carol', roles: ['dev'], kind: 'token' };
+
+/** Every key on a Redis server (a private one, in these tests). */
+async function storeKeys(url: string): Promise<string[]> {
+  const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0 });
+  try {
+    await probe.connect();
+    return await probe.keys('*');
+  } finally {
+    probe.disconnect();
+  }
+}
 
 /** Capabilities that count their runs: `c.lookup` keeps results 60 s, `c.failing` fails, `c.raw` answers raw. */
 function addFixtures(hub: TestHub) {
@@ -159,6 +171,34 @@ describe('result cache on SQLite', () => {
     expect(records[0]).toMatchObject({ principal: 'alice', outcome: 'ok', errorCode: null });
   });
 
+  it('answers a kept result while the circuit is open, and a hit tells the circuit nothing', async () => {
+    const hub = await sqliteHub('[policy.breaker]\nthreshold = 2\nreset_ms = 60000\n');
+    let healthy = true;
+    hub.services.registry.add(
+      defineCapability({
+        name: 'c.backend',
+        description: 'fails while its backend is down',
+        input: z.object({ q: z.string() }),
+        policy: { cache: { ttlMs: 60_000 } },
+        handle: ({ q }) => {
+          if (!healthy) throw new Error('backend down');
+          return { q };
+        },
+      }),
+    );
+    expect(await hub.call('c.backend', { q: 'kept' }, alice)).toEqual({ ok: true, value: { q: 'kept' } });
+    healthy = false;
+    for (const q of ['a', 'b'])
+      expect(await hub.call('c.backend', { q }, alice)).toMatchObject({ ok: false, error: { code: 'INTERNAL' } });
+    expect(await hub.call('c.backend', { q: 'c' }, alice)).toMatchObject({
+      ok: false,
+      error: { code: 'UNAVAILABLE', details: { breaker: 'open' } },
+    });
+    // The kept answer is still given, and does not close (or touch) the open circuit.
+    expect(await hub.call('c.backend', { q: 'kept' }, alice)).toEqual({ ok: true, value: { q: 'kept' } });
+    expect(hub.policy.breakerViews()['c.backend']).toMatchObject({ state: 'open' });
+  });
+
   it('takes cache_ms from [policy.capabilities]: on for a capability that declares none, 0 turns one off', async () => {
     const hub = await sqliteHub(
       '[policy.capabilities."c.plain"]\ncache_ms = 60000\n[policy.capabilities."c.lookup"]\ncache_ms = 0\n',
@@ -263,6 +303,36 @@ describe('result cache on Redis, two hubs on one prefix', () => {
     expect(own).toEqual({ ok: true, value: { from: 'b' } });
     expect(Date.now() - kept).toBeGreaterThanOrEqual(290);
     expect(runsB.plain).toBe(1);
+  });
+
+  it("keeps results on this instance while Redis is away, and the store's again once it is back", async () => {
+    const redis = await PrivateRedis.start();
+    cleanups.push(() => redis.stop());
+    const hub = await testHub({
+      cwd: project(),
+      store: await RedisStore.open({ url: redis.url, prefix: testPrefix() }),
+    });
+    hubs.push(hub);
+    const runs = addFixtures(hub);
+    await hub.call('c.lookup', { q: 'x' }, alice);
+    expect(await hub.call('c.lookup', { q: 'x' }, alice)).toMatchObject({ value: { run: 1 } });
+    await redis.stop();
+    // The shared result is out of reach: the call runs, and its result is kept here until Redis is back.
+    expect(await hub.call('c.lookup', { q: 'x' }, alice)).toMatchObject({ ok: true, value: { run: 2 } });
+    // The failed shared write hands the result to this instance's results (written after the answer).
+    await until(() => hub.policy.results.size > 0, { what: 'the result kept on this instance' });
+    expect(await hub.call('c.lookup', { q: 'x' }, alice)).toMatchObject({ ok: true, value: { run: 2 } });
+    expect(runs.lookup).toBe(2);
+    await redis.start();
+    // A fresh Redis holds nothing: once it answers, a call runs and keeps its result there again.
+    await until(() => hub.services.store.ping(), { what: 'the store to answer again' });
+    const fresh = await hub.call('c.lookup', { q: 'y' }, alice);
+    expect(fresh).toMatchObject({ ok: true, value: { run: 3 } });
+    await until(async () => (await storeKeys(redis.url)).some((k) => k.includes('result:')), {
+      what: 'the result kept in Redis',
+    });
+    expect(await hub.call('c.lookup', { q: 'y' }, alice)).toEqual(fresh);
+    expect(runs.lookup).toBe(3);
   });
 
   it('keeps system.health per instance: each hub answers its own', async () => {
