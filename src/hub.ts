@@ -145,6 +145,7 @@ function assemblePipeline(services: Services, policy: PolicySteps, observers: Ca
     .use(policy.timeout) // the call's time limit (enforced by execute)
     .use(policy.concurrency) // calls in flight per principal
     .use(policy.rateLimit) // token bucket per principal × capability
+    .use(policy.cache) // results of capabilities that declare a cache, per input × roles
     .use(policy.breaker) // circuit per capability
     .observe(observers.measured) // metrics
     .observe(observers.published) // one call event on the bus
@@ -209,7 +210,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   };
 
   // 3. Policy and the pipeline.
-  const policy = new PolicySteps(services, scale?.policy);
+  const policy = new PolicySteps(services, scale?.policy, store.shared?.results);
   const prom = new PromMetrics(() => policy.breakerViews());
   const policyOn = env.SWITCHBOARD_POLICY !== 'off';
   if (!policyOn)
@@ -229,7 +230,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const sources = new Map<string, RunningSource>();
   for (const load of SOURCES) {
     const source = await load();
-    sources.set(source.name, await source.start({ services, pipeline, env }));
+    sources.set(source.name, await source.start({ services, pipeline, env, sources }));
   }
 
   let catalogReady: Promise<void> | undefined;

@@ -20,6 +20,7 @@ import { SERVER_CAPABILITIES, SERVER_INFO } from './serve/mcp-server.ts';
 import { BatchingStdioTransport } from './serve/stdio-transport.ts';
 import { SYSTEM_CAPABILITIES } from './sources/builtin/system/index.ts';
 import { TASK_CAPABILITIES } from './sources/builtin/task/index.ts';
+import { testCircuit } from './sources/builtin/test/circuit.ts';
 import { SOURCES } from './sources/index.ts';
 
 /** Where handler modules find the running Switchboard (read by dist/index.js, the package entry). */
@@ -84,7 +85,7 @@ async function preload(): Promise<void> {
   for (const message of FIRST_MESSAGES) deserializeMessage(JSON.stringify(message));
   // Registering converts the built-ins' schemas to JSON Schema; the registry keeps the conversions per process.
   const registry = new Registry();
-  for (const capability of [...TASK_CAPABILITIES, ...SYSTEM_CAPABILITIES]) registry.add(capability);
+  for (const capability of [...TASK_CAPABILITIES, ...SYSTEM_CAPABILITIES, testCircuit]) registry.add(capability);
   // The agent and script tools too: built here with stand-ins for what their handlers use (never called), only so
   // their module-level schemas are converted while building.
   const { agentCapabilities } = await import('./sources/agents/index.ts');

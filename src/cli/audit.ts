@@ -55,7 +55,7 @@ export async function audit(opts: {
         r.principal,
         r.transport,
         r.capability,
-        r.outcome === 'ok' ? 'ok' : `${r.errorCode}`,
+        r.outcome === 'ok' ? (r.cached ? 'ok (cached)' : 'ok') : `${r.errorCode}`,
         r.durationMs.toFixed(1),
         r.input,
       ]);

@@ -30,6 +30,8 @@ const LimitsSchema = z
     timeout_ms: z.number().int().min(1).optional(),
     rate_limit: RateLimitSchema.optional(),
     breaker: BreakerSchema.optional(),
+    /** Keep a successful result this many ms for identical input and roles (0: never; docs/configuration.md). */
+    cache_ms: z.number().int().min(0).optional(),
   })
   .strict();
 
@@ -150,8 +152,8 @@ const PolicySchema = z
     tokens: z
       .record(
         z.string(),
-        // Breakers guard a capability for everyone, so they are set per capability, not per token.
-        LimitsSchema.omit({ breaker: true }).extend({ expose: ExposeSchema.optional() }).strict(),
+        // Breakers and result caches are a capability's for everyone, so they are set per capability, not per token.
+        LimitsSchema.omit({ breaker: true, cache_ms: true }).extend({ expose: ExposeSchema.optional() }).strict(),
       )
       .default({}),
   })

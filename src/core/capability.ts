@@ -20,6 +20,13 @@ export interface Policy {
   progressResetsTimeout?: boolean;
   rateLimit?: { limit: number; windowMs: number };
   breaker?: { threshold: number; resetMs: number };
+  /**
+   * Answer identical input from principals with the same roles from a cache for `ttlMs` (ClaudeBench's
+   * `@Instrumented(ttl)`). Only successful, serialisable results are kept; declare it only for a result that depends
+   * on the input and the caller's roles alone. Shared by every instance on Redis unless `perInstance` (an answer that
+   * describes this instance, such as `system.health`).
+   */
+  cache?: { ttlMs: number; perInstance?: boolean };
 }
 
 /** A content block a handler can return verbatim (MCP content: text, image, audio, resource, resource_link). */

@@ -147,6 +147,8 @@ export interface CapabilityMetrics {
   latencyMs: { p50: number; p95: number; p99: number; max: number; mean: number };
   /** Calls and errors per transport (stdio, http, rest, cli, internal). */
   transports: Record<string, { calls: number; errors: number }>;
+  /** For a capability that keeps results (`policy.cache`): calls answered from them, and calls that ran. */
+  cache?: { hits: number; misses: number };
 }
 
 export interface MetricsView {

@@ -48,8 +48,10 @@ export interface CallState {
   req: CallRequest;
   entry: Entry;
   ctx: CallContext;
-  /** Parsed input, set by the validate step. */
+  /** Parsed input, set by the validate step (or earlier by a step that needs it, such as the result cache). */
   input?: unknown;
+  /** Whether the result cache answered the call (`hit`) or was asked and ran it (`miss`); absent: not cached. */
+  cache?: 'hit' | 'miss';
   /** Time limit for this call, when policy middleware resolved one (else the capability's, else the default). */
   timeoutMs?: number;
   /** `performance.now()` when the call passed lookup. */
@@ -230,6 +232,8 @@ function nearestVisible(registry: Services['registry'], principal: Principal, na
 
 // Not async: a call that passes validation goes straight on to `execute` without a promise of its own.
 const validate: Middleware = (state, next) => {
+  // Already parsed by an earlier step (the result cache keys on the parsed input).
+  if (state.input !== undefined) return next();
   try {
     state.input = validateInput(state.entry, state.req.input);
   } catch (err) {

@@ -54,7 +54,7 @@ export class AuditWriter {
     const s = this.settings();
     if (!s.enabled) return;
     const durationMs = state.durationMs;
-    this.queue.push({
+    const record: NewAuditRecord = {
       at: isoTime(Date.now() - durationMs),
       principal: state.req.principal.id,
       transport: state.req.transport,
@@ -67,7 +67,10 @@ export class AuditWriter {
       // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): a record's text fields are
       // single lines, so tabs and line breaks become spaces.
       requestId: singleLine(state.ctx.requestId),
-    });
+    };
+    // The result cache answered: the capability did not run, and the trail says so.
+    if (state.cache === 'hit') record.cached = true;
+    this.queue.push(record);
   };
 
   /** Refusal observer: a call to an unknown or hidden tool is recorded too — probing is worth seeing. */

@@ -32,6 +32,10 @@ export class CallObservers {
       ms / 1000,
       outcome.ok ? undefined : outcome.error.code,
     );
+    if (state.cache) {
+      this.metrics.cached(state.entry.capability.name, state.cache);
+      this.prom.cached(state.entry.capability.name, state.cache);
+    }
   };
 
   /** A call ended: one `call` event on the bus (stored events mask secret-looking keys and cap large values). */

@@ -14,6 +14,8 @@ class Series {
   private max = 0;
 
   readonly transports: Record<string, { calls: number; errors: number }> = {};
+  /** Set by the first call the result cache saw (a capability without a cache never has one). */
+  cache?: { hits: number; misses: number };
 
   record(ms: number, failed: boolean, transport: string): void {
     this.calls++;
@@ -47,6 +49,7 @@ class Series {
         mean: this.calls ? round(this.sum / this.calls) : 0,
       },
       transports: structuredClone(this.transports),
+      ...(this.cache ? { cache: { ...this.cache } } : {}),
     };
   }
 }
@@ -73,6 +76,14 @@ export class CallMetrics implements MetricsView {
     const s = this.get(name);
     s.inFlight = Math.max(0, s.inFlight - 1);
     s.record(ms, failed, transport);
+  }
+
+  /** A call of a capability that keeps results was answered from them (`hit`) or ran (`miss`). */
+  cached(name: string, result: 'hit' | 'miss'): void {
+    const s = this.get(name);
+    s.cache ??= { hits: 0, misses: 0 };
+    if (result === 'hit') s.cache.hits++;
+    else s.cache.misses++;
   }
 
   snapshot(): Record<string, CapabilityMetrics> {

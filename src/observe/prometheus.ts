@@ -91,6 +91,7 @@ class DurationHistogram {
 export class PromMetrics {
   readonly registry = new Registry();
   private readonly errors: Counter<'capability' | 'transport' | 'code'>;
+  private readonly cacheLookups: Counter<'capability' | 'result'>;
   /** Per capability, then transport: two lookups and no key to build on every call. */
   private readonly series = new Map<string, Map<string, CallSeries>>();
 
@@ -114,6 +115,12 @@ export class PromMetrics {
       name: 'switchboard_call_errors_total',
       help: 'Failed calls by error code.',
       labelNames: ['capability', 'transport', 'code'],
+      registers,
+    });
+    this.cacheLookups = new Counter({
+      name: 'switchboard_cache_lookups_total',
+      help: 'Calls of capabilities that keep results (policy.cache), by whether a kept result answered (hit) or the call ran (miss).',
+      labelNames: ['capability', 'result'],
       registers,
     });
     new Gauge({
@@ -182,6 +189,11 @@ export class PromMetrics {
       this.errors.inc({ capability, transport, code: errorCode });
     } else s.ok++;
     s.observe(seconds);
+  }
+
+  /** A call of a capability that keeps results was answered from them (`hit`) or ran (`miss`). */
+  cached(capability: string, result: 'hit' | 'miss'): void {
+    this.cacheLookups.inc({ capability, result });
   }
 
   get contentType(): string {

@@ -70,6 +70,11 @@ export function mergeMetrics(
         const tt = into.transports[t];
         into.transports[t] = { calls: (tt?.calls ?? 0) + c.calls, errors: (tt?.errors ?? 0) + c.errors };
       }
+      if (m.cache)
+        into.cache = {
+          hits: (into.cache?.hits ?? 0) + m.cache.hits,
+          misses: (into.cache?.misses ?? 0) + m.cache.misses,
+        };
     }
   }
   return out;

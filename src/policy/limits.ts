@@ -13,6 +13,8 @@ export interface CallLimits {
   timeoutMs: number;
   rateLimit?: RateLimit;
   breaker: BreakerPolicy;
+  /** The result cache, when the capability (or `[policy.capabilities]`) keeps results; absent: every call runs. */
+  cache?: { ttlMs: number; perInstance: boolean };
 }
 
 /** The limits that apply to `principal` calling `capability` under `config`. */
@@ -23,7 +25,9 @@ export function limitsFor(config: Config, capability: Capability, principal: Pri
   const byToken = principal.kind === 'token' ? p.tokens[principal.id] : undefined;
   const rate = byToken?.rate_limit ?? byCap?.rate_limit;
   const breaker = byCap?.breaker ?? p.breaker;
+  const cacheMs = byCap?.cache_ms ?? capability.policy?.cache?.ttlMs ?? 0;
   return {
+    ...(cacheMs > 0 ? { cache: { ttlMs: cacheMs, perInstance: capability.policy?.cache?.perInstance === true } } : {}),
     timeoutMs: byToken?.timeout_ms ?? byCap?.timeout_ms ?? capability.policy?.timeoutMs ?? p.timeout_ms,
     rateLimit: rate
       ? { limit: rate.limit, windowMs: rate.window_ms }

@@ -9,6 +9,8 @@ export interface SourceContext {
   pipeline: Pipeline;
   /** The process environment the hub was started with (config expansion, child environments). */
   env: NodeJS.ProcessEnv;
+  /** The sources started before this one, by name (the hook tools ask the plugins source for its decisions). */
+  sources: ReadonlyMap<string, RunningSource>;
 }
 
 /** A started source. `stop` ends its background work (watchers, child processes, timers). */
@@ -40,4 +42,6 @@ export const SOURCES: Array<() => Promise<Source>> = [
   async () => (await import('./upstream/index.ts')).upstreamSource,
   async () => (await import('./scripts/index.ts')).scriptsSource,
   async () => (await import('./agents/index.ts')).default,
+  // After plugins and scripts: the hook tools answer with their decisions.
+  async () => (await import('./hooks/index.ts')).hooksSource,
 ];

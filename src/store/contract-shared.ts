@@ -107,11 +107,23 @@ export interface BusStreamReader {
   close(): void;
 }
 
+/**
+ * Capability results kept for a while (`policy.cache`), so an identical call on any instance is answered without
+ * running again. Values are JSON text; a key is the caller's fingerprint of capability, input and roles.
+ */
+export interface SharedResultsPart {
+  /** The value kept under `key`, if it has not expired. */
+  get(key: string): Promise<string | undefined>;
+  /** Keep `value` under `key` for `ttlMs` (replacing what was there). */
+  put(key: string, value: string, ttlMs: number): Promise<void>;
+}
+
 /** The parts a store shared by several instances offers; an embedded store (SQLite) has none. */
 export interface SharedState {
   readonly sessions: McpSessionPart;
   readonly limits: SharedLimitsPart;
   readonly bus: BusStreamPart;
+  readonly results: SharedResultsPart;
   /**
    * A 32-byte secret every instance on the store shares (the first to ask creates it): it lives as long as the
    * store's data, so what one instance sealed with it, every instance (and a restarted one) opens.

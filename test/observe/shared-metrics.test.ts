@@ -28,6 +28,14 @@ describe('mergeMetrics', () => {
     expect(a.echo.calls).toBe(3);
   });
 
+  it('adds the result-cache hits and misses of the instances that have them', () => {
+    const a = { lookup: { ...m(3, 0, 1, 1, 1, 3), cache: { hits: 2, misses: 1 } } };
+    const b = { lookup: m(1, 0, 1, 1, 1, 1) };
+    const c = { lookup: { ...m(2, 0, 1, 1, 1, 2), cache: { hits: 1, misses: 1 } } };
+    expect(mergeMetrics([b, a, c]).lookup.cache).toEqual({ hits: 3, misses: 2 });
+    expect(mergeMetrics([b]).lookup.cache).toBeUndefined();
+  });
+
   it('answers an empty merge for no snapshots', () => {
     expect(mergeMetrics([])).toEqual({});
   });

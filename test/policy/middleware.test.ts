@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
 import type { Principal } from '../../src/core/context.ts';
 import { SwitchboardError } from '../../src/core/errors.ts';
+import { HEALTH_CACHE_MS } from '../../src/sources/builtin/system/health.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { until } from '../helpers/until.ts';
 
@@ -143,6 +144,8 @@ describe('circuit breakers', () => {
     expect(await hub.call('p.flaky', { heal: true })).toMatchObject({ ok: false, error: { code: 'UNAVAILABLE' } });
     vi.setSystemTime(Date.now() + 51);
     expect(await hub.call('p.flaky', { heal: true })).toEqual({ ok: true, value: { ok: true } });
+    // system.health is kept for a second (policy.cache): the next answer is a fresh one.
+    vi.setSystemTime(Date.now() + HEALTH_CACHE_MS);
     expect((await hub.value('system.health')).status).toBe('healthy');
   });
 

@@ -939,6 +939,18 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
         expect(got[0].seq).toBeGreaterThan(got[1].seq);
       });
 
+      it('keeps the mark of a call the result cache answered, and only on that record', async () => {
+        await store.audit.appendMany([rec(1), rec(2, { cached: true }), rec(3)]);
+        const got = await store.audit.query();
+        expect(got.map((r) => [r.requestId, r.cached])).toEqual([
+          ['r-3', undefined],
+          ['r-2', true],
+          ['r-1', undefined],
+        ]);
+        expect(got[1]).toEqual({ ...rec(2, { cached: true }), seq: expect.any(Number) });
+        expect('cached' in got[0]).toBe(false);
+      });
+
       it('accepts an error without a message', async () => {
         await store.audit.append(rec(1, { outcome: 'error', errorCode: 'TIMEOUT', errorMessage: null }));
         expect(await store.audit.query()).toMatchObject([
@@ -1039,6 +1051,8 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
           rec(1, { input: { text: 'x' } as unknown as string }),
           rec(1, { principal: undefined as unknown as string }),
           rec(1, { requestId: 42 as unknown as string }),
+          rec(1, { cached: false as unknown as true }),
+          rec(1, { outcome: 'error', errorCode: 'INTERNAL', cached: true }),
           null,
         ];
         for (const r of bad)

@@ -4,6 +4,7 @@ import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
 import { hookCapability } from './capability.ts';
 import { type Discovery, discoverPlugins, type Plugin, type PluginHook, pluginRoots } from './discover.ts';
+import { type DispatchResult, dispatchEvent, type HookEvent } from './dispatch.ts';
 import { HanSettings, logFileIssues } from './han-settings.ts';
 import type { HookHost } from './run.ts';
 
@@ -13,6 +14,8 @@ export interface PluginsSource extends RunningSource {
   discovery(): Discovery;
   /** Discover again now (the watcher does this by itself when a manifest changes). */
   refresh(): Promise<Discovery>;
+  /** Run the plugin hooks an agent hook event matches and answer as `switchboard hook dispatch` does. */
+  dispatch(event: HookEvent, signal: AbortSignal): Promise<DispatchResult>;
 }
 
 const WATCH_DEBOUNCE_MS = 100;
@@ -189,6 +192,7 @@ function start(ctx: SourceContext): PluginsSource {
     ready,
     discovery: () => current,
     refresh,
+    dispatch: (event, signal) => dispatchEvent(host, current, event, signal),
     async stop() {
       stopped = true;
       unsubscribeConfig();

@@ -4,7 +4,7 @@ import { toolNameOf, toSegment } from '../../core/names.ts';
 import type { HookSpec } from './manifest.ts';
 
 /** Domains the hub itself owns; a plugin may not take them. */
-export const BUILTIN_DOMAINS = ['task', 'system', 'script', 'agent', 'session'] as const;
+export const BUILTIN_DOMAINS = ['task', 'system', 'test', 'hook', 'script', 'agent', 'session'] as const;
 
 /** Prefixes of Han plugin families that say nothing about what the plugin checks. */
 const FAMILY_PREFIXES = ['jutsu-', 'do-', 'hashi-'];

@@ -60,11 +60,15 @@ export const NewAuditRecordSchema = z
       /** Wall time of the call in milliseconds (fractions allowed), ≥ 0. */
       durationMs: milliseconds,
       requestId: cleanText,
+      /** Present (true) only when the result cache answered the call (`policy.cache`): the capability did not run. */
+      cached: z.literal(true, { error: mustBe('true or absent') }).optional(),
     },
     { error: mustBeObject('audit record') },
   )
   .superRefine((r, ctx) => {
-    if (r.outcome === 'ok' && (r.errorCode !== null || r.errorMessage !== null))
+    if (r.cached && r.outcome !== 'ok')
+      ctx.addIssue({ code: 'custom', path: ['cached'], input: r.cached, message: 'only a successful call is cached.' });
+    else if (r.outcome === 'ok' && (r.errorCode !== null || r.errorMessage !== null))
       ctx.addIssue({
         code: 'custom',
         input: r,

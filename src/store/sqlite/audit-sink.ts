@@ -11,6 +11,15 @@ export const INSERT_AUDIT_SQL =
   'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) ' +
   'VALUES (@at, @principal, @transport, @capability, @input, @outcome, @errorCode, @errorMessage, @durationMs, @requestId)';
 
+/**
+ * The same for a call the result cache answered (`cached: true`): a statement of its own, because SQLite binds no
+ * booleans and a record without the field must bind as it is (no copy per row).
+ */
+export const INSERT_CACHED_AUDIT_SQL = INSERT_AUDIT_SQL.replace('request_id)', 'request_id, cached)').replace(
+  '@requestId)',
+  '@requestId, 1)',
+);
+
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
@@ -18,9 +27,10 @@ const db = new Database(workerData.file, workerData.addon ? { nativeBinding: wor
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 const insert = db.prepare(${JSON.stringify(INSERT_AUDIT_SQL)});
+const insertCached = db.prepare(${JSON.stringify(INSERT_CACHED_AUDIT_SQL)});
 // One transaction per batch: a row per record.
 const append = db.transaction((records) => {
-  for (const r of records) insert.run(r);
+  for (const r of records) (r.cached ? insertCached : insert).run(r);
 });
 // BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
 // in WAL mode), and a batch is retried rather than lost while another writer holds the lock.

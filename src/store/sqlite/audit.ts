@@ -3,13 +3,13 @@
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
 import { type CheckedAuditQuery, checkAuditQuery, validAudit } from '../records/audit.ts';
 import { checkIso, describe, invalid } from '../records/common.ts';
-import { INSERT_AUDIT_SQL, SqliteAuditSink } from './audit-sink.ts';
+import { INSERT_AUDIT_SQL, INSERT_CACHED_AUDIT_SQL, SqliteAuditSink } from './audit-sink.ts';
 import type { Db, Statement } from './connection.ts';
 
 /** A row as an {@link AuditRecord}. */
 const RECORD_COLUMNS =
   'seq, at, principal, transport, capability, input, outcome, error_code AS errorCode, ' +
-  'error_message AS errorMessage, duration_ms AS durationMs, request_id AS requestId';
+  'error_message AS errorMessage, duration_ms AS durationMs, request_id AS requestId, cached';
 
 /**
  * The SELECT for the filters a query has, its values bound by name from the checked query. Newest first is an index
@@ -27,6 +27,7 @@ export function auditQuerySql(q: CheckedAuditQuery): string {
 
 export class SqliteAudit implements AuditLog {
   private readonly insert: Statement;
+  private readonly insertCached: Statement;
   private readonly appendRows: (records: readonly NewAuditRecord[]) => void;
   private readonly drop: Statement;
   /** One statement per combination of filters, prepared when first asked for (at most eight). */
@@ -38,8 +39,9 @@ export class SqliteAudit implements AuditLog {
     private readonly file = ':memory:',
   ) {
     this.insert = db.prepare(INSERT_AUDIT_SQL);
+    this.insertCached = db.prepare(INSERT_CACHED_AUDIT_SQL);
     const rows = db.transaction((records: readonly NewAuditRecord[]) => {
-      for (const r of records) this.insert.run(r);
+      for (const r of records) (r.cached ? this.insertCached : this.insert).run(r);
     });
     this.appendRows = (records) => rows.immediate(records);
     this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
@@ -66,7 +68,13 @@ export class SqliteAudit implements AuditLog {
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
     this.live();
     const q = checkAuditQuery(query);
-    return this.statementFor(q).all(q) as AuditRecord[];
+    const rows = this.statementFor(q).all(q) as (AuditRecord & { cached: 1 | null | true })[];
+    // A record carries `cached` only when the result cache answered it (NULL in every other row).
+    for (const row of rows) {
+      if (row.cached === null) delete (row as { cached?: unknown }).cached;
+      else row.cached = true;
+    }
+    return rows as AuditRecord[];
   }
 
   private statementFor(q: CheckedAuditQuery): Statement {

@@ -231,6 +231,11 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (task_id, key)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 11: an audit row marks a call the result cache answered (`policy.cache`); NULL for every other call, so the
+  // existing rows need no rewrite (ADD COLUMN with a NULL default touches no row).
+  `
+  ALTER TABLE audit ADD COLUMN cached INTEGER CHECK (cached IS NULL OR (cached = 1 AND outcome = 'ok'));
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */

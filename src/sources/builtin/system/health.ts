@@ -3,6 +3,9 @@
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
 
+/** How long a health answer is kept for callers with the same roles (`[policy.capabilities."system.health"] cache_ms`). */
+export const HEALTH_CACHE_MS = 1000;
+
 const StatusSchema = z.enum(['healthy', 'degraded', 'unhealthy']);
 
 /** `system.health` — run every registered health check. */
@@ -19,6 +22,9 @@ export const systemHealth = defineCapability({
     instanceId: z.string(),
   }),
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  // ClaudeBench keeps its health for 30 s (`@Instrumented(30)`); a second is enough to spare the checks a flood of
+  // probes and short enough that a change shows at once. Per instance: the answer is this hub's own health.
+  policy: { cache: { ttlMs: HEALTH_CACHE_MS, perInstance: true } },
   handle: async (_input, ctx) => {
     const { health, startedAt, instanceId } = ctx.services;
     const report = await health.run();

@@ -15,6 +15,10 @@ const MetricsSchema = z.object({
   transports: z
     .record(z.string(), z.object({ calls: z.number().int().nonnegative(), errors: z.number().int().nonnegative() }))
     .describe('Calls and errors per transport: stdio, http, rest, cli, internal.'),
+  cache: z
+    .object({ hits: z.number().int().nonnegative(), misses: z.number().int().nonnegative() })
+    .optional()
+    .describe('For a capability that keeps results: calls answered from a kept result (hits) and calls that ran.'),
 });
 
 /** `system.metrics` — call metrics per capability plus totals. */
