@@ -9,8 +9,8 @@ import { isUnavailable } from './shared-policy.ts';
 import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
-  | { ok: true; principal: Principal }
-  | { ok: false; status: 401; message: string; challenge: string };
+  /** `profile`: the profile the token is bound to (`token create --profile`), applied by the route. */
+  { ok: true; principal: Principal; profile?: string } | { ok: false; status: 401; message: string; challenge: string };
 
 const REALM = 'Bearer realm="switchboard"';
 /** How often the token set is checked for changes: a revoked token stops working within this many ms. */
@@ -104,7 +104,7 @@ export class HttpAuth {
       principal = this.principal({ id: record.name, roles: record.roles, kind: 'token' });
       this.byRecord.set(record, principal);
     }
-    return { ok: true, principal };
+    return record.profile ? { ok: true, principal, profile: record.profile } : { ok: true, principal };
   }
 
   /**
