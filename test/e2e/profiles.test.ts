@@ -8,10 +8,13 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  answersById,
   BIN,
   childEnv,
+  createToken,
   FIXTURE_HANDLERS,
   type HttpServerProcess,
+  INITIALIZE_2025,
   runCli,
   startHttpServer,
   tempProject,
@@ -39,20 +42,14 @@ function project(): string {
 const toolNames = async (client: Client) => (await client.listTools()).tools.map((t) => t.name).sort();
 const text = (result: { content?: unknown }) => (result.content as { text: string }[])[0].text;
 
-async function createToken(dir: string, name: string, extra: string[] = []): Promise<string> {
-  const out = await runCli(dir, ['token', 'create', name, '--roles', 'agent', '--json', ...extra]);
-  expect(out.code).toBe(0);
-  return JSON.parse(out.stdout).token;
-}
-
 describe('profiles over HTTP', () => {
   const dir = project();
   let server: HttpServerProcess;
   let free: string;
   let bound: string;
   beforeAll(async () => {
-    free = await createToken(dir, 'free');
-    bound = await createToken(dir, 'review-bot', ['--profile', 'reviewer']);
+    free = await createToken(dir, 'free', 'agent');
+    bound = await createToken(dir, 'review-bot', 'agent', ['--profile', 'reviewer']);
     server = await startHttpServer(dir);
   });
   afterAll(() => server?.stop());
@@ -127,12 +124,7 @@ describe('profiles over HTTP', () => {
     expect(modern.status).toBe(404);
     expect((await modern.json()).error.message).toBe("No profile 'nope' (/mcp/nope). Known profiles: board, reviewer.");
     const legacy = await fetchAs('/mcp/nope', free, {
-      body: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      },
+      body: INITIALIZE_2025,
     });
     expect(legacy.status).toBe(404);
     expect((await legacy.json()).error.message).toMatch(
@@ -188,12 +180,7 @@ describe('profiles over HTTP', () => {
       "Token 'review-bot' is bound to profile 'reviewer' and cannot use profile 'board' (/mcp/board); use /mcp/reviewer or /mcp, or create a token for 'board'.",
     );
     const legacy = await fetchAs('/mcp/board', bound, {
-      body: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-      },
+      body: INITIALIZE_2025,
     });
     expect(legacy.status).toBe(403);
     const byHeader = await fetchAs('/v1/tools/task__list', bound, {
@@ -263,12 +250,7 @@ describe('profiles over stdio', () => {
 
   it('serve --profile with an unknown name answers the waiting requests with why, and exits non-zero', async () => {
     const messages = [
-      {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-      },
+      INITIALIZE_2025,
       { jsonrpc: '2.0', method: 'notifications/initialized' },
       { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
     ];
@@ -277,13 +259,7 @@ describe('profiles over stdio', () => {
       keepStdinOpen: true,
     });
     expect(code).not.toBe(0);
-    const answers = new Map(
-      stdout
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-        .map((m) => [m.id, m]),
-    );
+    const answers = answersById(stdout);
     expect(answers.get(2)?.error?.message).toBe(
       "Switchboard could not start, so it cannot answer this request: No profile 'nope' (serve --profile nope). Known profiles: board, reviewer.",
     );
