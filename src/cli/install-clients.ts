@@ -3,7 +3,7 @@
 // `mcpServers.switchboard` in settings.json. Every other byte of those files stays as the user wrote it; uninstall
 // removes exactly the entry, and the file and folder too when install created them (nothing else is left).
 import { dirname, join } from 'node:path';
-import { SERVE } from '../config/agent-launch.ts';
+import { serveEntry } from '../config/agent-launch.ts';
 import { codexConfigFile, codexHome, geminiSettingsFile } from '../config/client-paths.ts';
 import { readText, saveOrDelete, writeText } from './agent-files.ts';
 import { isEmptyDocument, removeMember, setMember } from './jsonc-edit.ts';
@@ -13,8 +13,6 @@ import { removeTable, setTable } from './toml-table-edit.ts';
 export type FileAgent = 'codex' | 'gemini';
 export const FILE_AGENTS: readonly FileAgent[] = ['codex', 'gemini'];
 type Scope = 'project' | 'user';
-
-const ENTRY = { command: SERVE.command, args: [...SERVE.args] };
 
 interface Target {
   name: string;
@@ -27,7 +25,8 @@ interface Target {
   notes: string[];
 }
 
-function target(agent: FileAgent, scope: Scope, cwd: string): Target {
+function target(agent: FileAgent, scope: Scope, cwd: string, profile?: string): Target {
+  const entry = serveEntry(profile);
   if (agent === 'codex') {
     const file = codexConfigFile(scope, cwd);
     const notes = [
@@ -39,7 +38,7 @@ function target(agent: FileAgent, scope: Scope, cwd: string): Target {
       name: 'Codex',
       file,
       where: '[mcp_servers.switchboard]',
-      set: (text) => setTable(text, ['mcp_servers', 'switchboard'], ENTRY, file),
+      set: (text) => setTable(text, ['mcp_servers', 'switchboard'], entry, file),
       remove: (text) => removeTable(text, ['mcp_servers', 'switchboard'], file),
       isEmpty: (text) => text.trim() === '',
       notes,
@@ -50,7 +49,7 @@ function target(agent: FileAgent, scope: Scope, cwd: string): Target {
     name: 'Gemini CLI',
     file,
     where: 'mcpServers.switchboard',
-    set: (text) => setMember(text, ['mcpServers'], 'switchboard', ENTRY, file),
+    set: (text) => setMember(text, ['mcpServers'], 'switchboard', entry, file),
     remove: (text) => removeMember(text, ['mcpServers'], 'switchboard', file),
     isEmpty: isEmptyDocument,
     notes:
@@ -67,13 +66,14 @@ function parseScope(scope: string): Scope {
   throw new CliError(`--scope must be project or user, got '${scope}'.`, 2);
 }
 
-export function installFileAgent(agent: FileAgent, opts: { cwd: string; scope: string }): void {
-  const t = target(agent, parseScope(opts.scope), opts.cwd);
+export function installFileAgent(agent: FileAgent, opts: { cwd: string; scope: string; profile?: string }): void {
+  const t = target(agent, parseScope(opts.scope), opts.cwd, opts.profile);
+  const entry = serveEntry(opts.profile);
   const before = readText(t.file);
   const changed = writeText(t.file, before, t.set(before));
   process.stdout.write(
     `${changed ? 'Installed' : 'Already installed:'} Switchboard for ${t.name} (${opts.scope} scope): ${t.where} in ${t.file}\n` +
-      `  it runs: ${ENTRY.command} ${ENTRY.args.join(' ')}\n` +
+      `  it runs: ${entry.command} ${entry.args.join(' ')}\n` +
       t.notes.map((n) => `  note: ${n}\n`).join(''),
   );
 }

@@ -14,8 +14,10 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { RUN, SERVE } from '../config/agent-launch.ts';
+import { RUN, serveEntry } from '../config/agent-launch.ts';
+import { loadConfig } from '../config/load.ts';
 import { toolNameOf } from '../core/names.ts';
+import { effectiveProfile, knownProfiles } from '../core/profile.ts';
 import { scriptRoots } from '../sources/scripts/resolve.ts';
 import { removeEmptyDirs, saveOrDelete } from './agent-files.ts';
 import { FILE_AGENTS, type FileAgent, installFileAgent, uninstallFileAgent } from './install-clients.ts';
@@ -44,7 +46,6 @@ function withoutHook(groups: Json[], h: (typeof HOOKS)[number]): Json[] {
     .map((g) => (Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !ours.includes(x?.command)) } : g))
     .filter((g) => !Array.isArray(g.hooks) || g.hooks.length > 0);
 }
-const SERVER = { type: 'stdio', command: SERVE.command, args: [...SERVE.args] };
 
 type Json = Record<string, any>;
 
@@ -128,7 +129,29 @@ function linksTo(link: string, target: string): boolean {
   }
 }
 
-export async function install(agent: string, opts: { cwd: string; scope: string }): Promise<void> {
+/** Options of `switchboard install`: `profile` makes the agent start `serve --profile NAME`. */
+export interface InstallOptions {
+  cwd: string;
+  scope: string;
+  profile?: string;
+}
+
+/**
+ * An install names only a profile the configuration defines: a typo would start a server that refuses to serve.
+ * The configuration is the project's merged with the user's, the one `serve` reads.
+ */
+function checkProfile(cwd: string, profile: string | undefined): void {
+  if (profile === undefined) return;
+  const { config } = loadConfig(resolve(cwd));
+  if (!effectiveProfile(config, profile))
+    throw new CliError(
+      `--profile '${profile}': the configuration defines no [profiles.${profile}]. ${knownProfiles(config)}`,
+      2,
+    );
+}
+
+export async function install(agent: string, opts: InstallOptions): Promise<void> {
+  checkProfile(opts.cwd, opts.profile);
   if (isFileAgent(agent)) return installFileAgent(agent, opts);
   const p = pathsFor(opts.scope, opts.cwd);
   // Read everything first: a malformed file stops the install before anything is written.
@@ -136,7 +159,7 @@ export async function install(agent: string, opts: { cwd: string; scope: string 
   const settings = readJson(p.settingsFile);
   const notes: string[] = [];
 
-  mcp.mcpServers = { ...(mcp.mcpServers ?? {}), switchboard: SERVER };
+  mcp.mcpServers = { ...(mcp.mcpServers ?? {}), switchboard: { type: 'stdio', ...serveEntry(opts.profile) } };
 
   if (p.scope === 'project') {
     const enabled: string[] = Array.isArray(settings.enabledMcpjsonServers) ? settings.enabledMcpjsonServers : [];
@@ -176,7 +199,7 @@ export async function install(agent: string, opts: { cwd: string; scope: string 
   writeJson(p.settingsFile, settings);
   process.stdout.write(
     `Installed Switchboard for Claude Code (${p.scope} scope):\n` +
-      `  MCP server 'switchboard'   ${p.mcpFile}\n` +
+      `  MCP server 'switchboard'   ${p.mcpFile}${opts.profile ? ` (profile ${opts.profile})` : ''}\n` +
       `  hooks and permissions      ${p.settingsFile}\n` +
       `  slash commands             ${p.commandsLink} -> ${p.nlDir}\n` +
       notes.map((n) => `  note: ${n}\n`).join(''),

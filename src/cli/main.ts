@@ -58,6 +58,7 @@ export function buildProgram(): Command {
     .option('--handlers <dir...>', 'extra folders of handler modules to load')
     .option('--only <glob...>', 'expose only capabilities matching these globs (e.g. "task.*" "system.health")')
     .option('--except <glob...>', 'hide capabilities matching these globs')
+    .option('--profile <name>', 'stdio: serve the [profiles.NAME] tool set (default: $SWITCHBOARD_PROFILE)')
     .option(
       '--store <url>',
       'share state through Redis (redis://host:port) instead of the SQLite file; see docs/scale-out.md',
@@ -112,8 +113,12 @@ export function buildProgram(): Command {
     .argument('<name>', 'a name for the token (1-64 of A-Z a-z 0-9 _ . -)')
     .option('--roles <roles>', "comma-separated roles, e.g. 'agent' or 'agent,admin'")
     .option('--expires <duration>', 'lifetime such as 30d, 12h, 45m (default: never)')
+    .option('--profile <name>', 'bind the token to a [profiles.NAME] tool set: every request it makes runs under it')
     .option('--json', 'print JSON')
-    .addHelpText('after', '\nExample:\n  switchboard token create ci-bot --roles agent --expires 30d')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  switchboard token create ci-bot --roles agent --expires 30d\n  switchboard token create review-bot --roles agent --profile reviewer',
+    )
     .action(async (name, o) => (await cmd.token()).tokenCreate(name, { cwd: cwd(), ...o }));
   token
     .command('list')
@@ -242,7 +247,10 @@ export function buildProgram(): Command {
         .choices(['project', 'user'])
         .default('project'),
     )
-    .action(async (agent, o) => (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope }));
+    .option('--profile <name>', 'the agent starts `serve --profile NAME`: it sees the [profiles.NAME] tool set')
+    .action(async (agent, o) =>
+      (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope, profile: o.profile }),
+    );
   program
     .command('uninstall')
     .description('Remove what `switchboard install` added (and the files it created, when nothing else is in them).')

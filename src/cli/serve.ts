@@ -15,6 +15,8 @@ export interface ServeOptions {
   except?: string[];
   /** A Redis URL: share state with other instances (docs/scale-out.md). */
   store?: string;
+  /** `[profiles.NAME]` the stdio connection runs under (default: $SWITCHBOARD_PROFILE). */
+  profile?: string;
 }
 
 function parsePort(value: string | undefined): number | undefined {
@@ -35,6 +37,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
       `--store must be a Redis URL such as redis://127.0.0.1:6379, got '${opts.store}'. Without --store the SQLite file of [store] path is used.`,
       2,
     );
+  if (opts.http && opts.profile !== undefined)
+    throw new CliError(
+      '--profile selects the profile of a stdio server. Over HTTP each client selects its own: the URL /mcp/NAME, the Switchboard-Profile header, or a token made with `switchboard token create NAME --profile PROFILE`.',
+      2,
+    );
   const exposure = opts.only || opts.except ? { allow: opts.only ?? [], deny: opts.except ?? [] } : undefined;
   const logger = createLogger();
   // Broken handler modules are reported by the hub's logger on stderr; serving goes on without them.
@@ -50,7 +57,11 @@ export async function serve(opts: ServeOptions): Promise<void> {
     // The handshake is answered before the hub starts (an agent gives its servers a few seconds to connect): the
     // hub's modules are loaded, and the hub built, once that answer is out (docs/decisions.md).
     const { serveMcpStdio } = await import('../serve/mcp-stdio.ts');
-    const stdio = serveMcpStdio(async () => (await import('../hub.ts')).createHub(hubOptions), { exposure, logger });
+    const stdio = serveMcpStdio(async () => (await import('../hub.ts')).createHub(hubOptions), {
+      exposure,
+      logger,
+      ...stdioProfile(opts.profile, process.env),
+    });
     const stop = async () => {
       await stdio.close().catch(() => {});
       process.exit(0);
@@ -82,6 +93,16 @@ export async function serve(opts: ServeOptions): Promise<void> {
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
   printBanner(hub.cwd, http.url, hub.services.registry.size, hub.services.registry.listResources().length);
+}
+
+/**
+ * The profile a stdio server runs under: `--profile`, else SWITCHBOARD_PROFILE — set by Switchboard for the
+ * processes of a sub-agent whose agent.json names a profile, so a `switchboard serve` in its MCP config takes it.
+ */
+function stdioProfile(flag: string | undefined, env: NodeJS.ProcessEnv): { profile?: { name: string; via: string } } {
+  if (flag !== undefined) return { profile: { name: flag, via: `serve --profile ${flag}` } };
+  const fromEnv = env.SWITCHBOARD_PROFILE?.trim();
+  return fromEnv ? { profile: { name: fromEnv, via: `SWITCHBOARD_PROFILE=${fromEnv}` } } : {};
 }
 
 function printBanner(cwd: string, base: string, tools: number, resources: number): void {

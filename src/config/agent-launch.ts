@@ -7,6 +7,11 @@ export const RUN = 'npx -y switchboard-mcp';
 /** The stdio MCP server agents start: `npx -y switchboard-mcp serve`, in the directory the agent runs in. */
 export const SERVE = { command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] } as const;
 
+/** The stdio server entry an install writes: `serve`, or `serve --profile NAME` for a profile's tool set. */
+export function serveEntry(profile?: string): { command: string; args: string[] } {
+  return { command: SERVE.command, args: [...SERVE.args, ...(profile ? ['--profile', profile] : [])] };
+}
+
 const OURS = /^(switchboard|switchboard-mcp)(@[^/\s]*)?$|(^|\/)bin\/switchboard\.js$/;
 
 /**

@@ -109,6 +109,9 @@ export function validateConfig(raw: unknown, origin: string): Config {
         message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}`,
       };
     }
+    // A record key that breaks its rule (`[profiles."a b"]`): the key's own message says what a key may be.
+    if (i.code === 'invalid_key')
+      return { path: i.path.join('.') || '(root)', message: i.issues[0]?.message ?? i.message };
     return { path: i.path.join('.') || '(root)', message: i.message };
   });
   const message = issues.map((i) => `${i.path}: ${i.message}`).join('; ');

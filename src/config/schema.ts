@@ -43,6 +43,37 @@ export const ExposeSchema = z
   })
   .strict();
 
+/** How a catalog is offered to a client: every tool, or pinned tools plus the catalog search tools (docs/catalog.md). */
+export const CATALOG_EXPOSURES = ['full', 'search'] as const;
+
+/** Profile names: they appear in URLs (`/mcp/NAME`) and on the command line, so URL-safe and short. */
+export const PROFILE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * A named tool set (`[profiles.NAME]`, docs/catalog.md#profiles): `allow`/`deny` globs over capability names, like
+ * `[expose]`, applied on top of roles and every other filter; `exposure` and `pin` are catalog search settings.
+ */
+export const ProfileSchema = z
+  .object({
+    allow: z.array(z.string().min(1)).default([]),
+    deny: z.array(z.string().min(1)).default([]),
+    /** See catalog search: unset takes `[catalog] exposure`. */
+    exposure: z.enum(CATALOG_EXPOSURES).optional(),
+    /** See catalog search: the tools listed even in `search` exposure (globs over capability names). */
+    pin: z.array(z.string().min(1)).optional(),
+  })
+  .strict();
+
+const ProfilesSchema = z
+  .record(
+    z.string().regex(PROFILE_NAME, {
+      error: (issue) =>
+        `profile name ${JSON.stringify(issue.input)} is invalid: a profile name is 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-' (it is used in URLs as /mcp/NAME)`,
+    }),
+    ProfileSchema,
+  )
+  .default({});
+
 /** The largest newline-delimited JSON message read over stdio unless configured: the MCP SDK's own default. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
@@ -414,6 +445,8 @@ export const ConfigSchema = z
       .strict()
       .default({}),
     expose: ExposeSchema.default({ allow: [], deny: [] }),
+    /** Named tool sets a client selects by URL (`/mcp/NAME`), token or `serve --profile` (docs/catalog.md#profiles). */
+    profiles: ProfilesSchema,
     /** Upstream MCP servers, aggregated as `server__tool` (user and project scope merge by name; project wins). */
     servers: z
       .array(ServerSchema)

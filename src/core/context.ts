@@ -5,6 +5,7 @@ import type { Config } from '../config/schema.ts';
 import type { Store } from '../store/contract.ts';
 import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
+import type { EffectiveProfile } from './profile.ts';
 import type { Registry } from './registry.ts';
 import type { ServerContributions } from './server-contributions.ts';
 
@@ -19,8 +20,13 @@ export interface Principal {
    * the local CLI, or nobody (no tokens exist).
    */
   kind?: 'token' | 'oauth' | 'stdio' | 'cli' | 'anonymous' | 'internal';
-  /** Exposure filter over capability names (`[expose]`, the token's own filter, `serve --only/--except`). */
+  /**
+   * Exposure filter over capability names (`[expose]`, the token's own filter, `serve --only/--except`, the
+   * profile's allow/deny).
+   */
   sees?: (capability: string) => boolean;
+  /** The profile the caller selected or is bound to (read it with `profileFor`, src/core/profile.ts). */
+  profile?: EffectiveProfile;
 }
 
 /** One event per call, published on the bus after the call ends. */

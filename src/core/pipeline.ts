@@ -17,8 +17,9 @@ import type {
 import { type Deadline, deadlines } from './deadlines.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
 import { nearestNames } from './nearest-names.ts';
-import type { Entry } from './registry.ts';
-import { visible } from './registry.ts';
+import { inProfile } from './profile.ts';
+import type { Entry, Registry } from './registry.ts';
+import { allowed, visible } from './registry.ts';
 
 export interface CallRequest {
   principal: Principal;
@@ -130,7 +131,7 @@ export class Pipeline {
     const entry = this.services.registry.get(req.name);
     // A capability the principal may not see answers exactly like an unknown one.
     if (!entry || !visible(req.principal, entry.capability)) {
-      const error = unknownTool(req.name, nearestVisible(this.services.registry, req.principal, req.name));
+      const error = notVisible(req.principal, req.name, entry, this.services.registry);
       for (const r of this.refusals) {
         try {
           r(req, error);
@@ -208,13 +209,29 @@ class PipelineContext implements CallContext {
   }
 }
 
+/**
+ * The answer to a call of a name the caller cannot see. Under a profile it names the profile: a tool the caller's
+ * roles allow but the profile leaves out says so (the caller could see it without the profile); anything else
+ * reads as unknown, with the nearest names the caller can see.
+ */
+function notVisible(principal: Principal, name: string, entry: Entry | undefined, registry: Registry): ErrorInfo {
+  const profile = principal.profile;
+  if (profile && entry && allowed(principal, entry.capability.roles) && !inProfile(profile, entry.capability.name))
+    return {
+      code: 'NOT_FOUND',
+      message: `Tool '${name}' is not in profile '${profile.name}': its allow/deny globs ([profiles.${profile.name}]) leave it out. List the profile's tools with tools/list (or GET /v1/tools).`,
+      details: { profile: profile.name },
+    };
+  return unknownTool(name, nearestVisible(registry, principal, name), profile?.name);
+}
+
 /** The answer to a call of a name the caller cannot see, with the nearest names it can (`nearest`), if any. */
-export function unknownTool(name: string, nearest: readonly string[] = []): ErrorInfo {
+export function unknownTool(name: string, nearest: readonly string[] = [], profile?: string): ErrorInfo {
   const quoted = nearest.map((n) => `'${n}'`);
   const guess = quoted.length > 1 ? `${quoted.slice(0, -1).join(', ')} or ${quoted.at(-1)}` : quoted[0];
   return {
     code: 'NOT_FOUND',
-    message: `Unknown tool '${name}'.${guess ? ` Did you mean ${guess}?` : ''} List the available tools with tools/list (or GET /v1/tools).`,
+    message: `Unknown tool '${name}'${profile ? ` in profile '${profile}'` : ''}.${guess ? ` Did you mean ${guess}?` : ''} List the available tools with tools/list (or GET /v1/tools).`,
   };
 }
 
@@ -222,7 +239,7 @@ export function unknownTool(name: string, nearest: readonly string[] = []): Erro
  * The visible names nearest to an unknown one, spelled the way the caller spelled it: capability names
  * (`task.create`) for a dotted name, tool names (`task__create`) otherwise.
  */
-function nearestVisible(registry: Services['registry'], principal: Principal, name: string): string[] {
+function nearestVisible(registry: Registry, principal: Principal, name: string): string[] {
   const dotted = name.includes('.') && !name.includes('__');
   const names: string[] = [];
   for (const entry of registry.entries())

@@ -11,7 +11,8 @@ import { isUnavailable } from './shared-policy.ts';
 import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
-  | { ok: true; principal: Principal }
+  /** `profile`: the profile the token is bound to (`token create --profile`), applied by the route. */
+  | { ok: true; principal: Principal; profile?: string }
   | { ok: false; status: 401 | 403 | 503; message: string; challenge?: string };
 
 const REALM = 'Bearer realm="switchboard"';
@@ -114,7 +115,7 @@ export class HttpAuth {
       principal = this.principal({ id: record.name, roles: record.roles, kind: 'token' });
       this.byRecord.set(record, principal);
     }
-    return { ok: true, principal };
+    return record.profile ? { ok: true, principal, profile: record.profile } : { ok: true, principal };
   }
 
   /** An OAuth access token's principal (`oauth:<sub>`), or its refusal with the challenge that explains it. */

@@ -3,11 +3,13 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
-import { SwitchboardError, toErrorInfo } from '../core/errors.ts';
+import type { Principal } from '../core/context.ts';
+import { httpStatus, SwitchboardError, toErrorInfo } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { HttpAuth, hasRole } from '../policy/auth.ts';
 import { MCP_METADATA_PATH, METADATA_PATH, oauthResourceFor } from '../policy/oauth.ts';
 import type { Exposure } from '../policy/principal.ts';
+import { selectProfile } from '../policy/profile-select.ts';
 import { parseJson, readBody } from './body.ts';
 import { createMcpHttp } from './mcp-http.ts';
 import { callTool, listTools, openApi, sendError, sendJson, streamEvents } from './rest.ts';
@@ -78,11 +80,12 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         message: `The request target '${clip(req.url ?? '')}' is not a path; send a path such as /mcp or /v1/tools.`,
       });
     const path = target.path;
+    // `/mcp/NAME` is MCP under profile NAME (both HTTP eras): routed as /mcp once the profile is chosen.
+    const mcpRoute = MCP_PATH.exec(path);
     const refused = guard(req, target.host);
     if (refused) {
       // The same refusal in each face's own error shape.
-      if (path === '/mcp')
-        return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
+      if (mcpRoute) return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
       return sendError(res, { code: 'FORBIDDEN', message: refused });
     }
     // The MCP adapters build their URL from the Host header and `req.url`: give them the origin-form.
@@ -101,10 +104,10 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
       });
     }
-    const authn = await auth.authenticate(req, path === '/mcp');
+    const authn = await auth.authenticate(req, Boolean(mcpRoute));
     if (!authn.ok) {
       const headers: Record<string, string> = authn.challenge ? { 'www-authenticate': authn.challenge } : {};
-      if (path === '/mcp') {
+      if (mcpRoute) {
         const code = authn.status === 401 ? -32001 : -32000;
         return sendJson(
           res,
@@ -116,8 +119,23 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       const code = { 401: 'UNAUTHORIZED', 403: 'FORBIDDEN', 503: 'UNAVAILABLE' }[authn.status];
       return sendJson(res, authn.status, { error: { code, message: authn.message } }, headers);
     }
-    const principal = authn.principal;
-    if (path === '/mcp') {
+    let principal: Principal;
+    try {
+      principal = selectProfile(hub.config.get(), authn.principal, {
+        ...(authn.profile ? { bound: { name: authn.profile, by: `token '${authn.principal.id}'` } } : {}),
+        ...requestedProfile(mcpRoute?.[1], req.headers[PROFILE_HEADER]),
+      });
+    } catch (err) {
+      const info = toErrorInfo(err);
+      if (mcpRoute)
+        return sendJson(res, httpStatus(info.code), {
+          jsonrpc: '2.0',
+          error: { code: -32000, message: info.message },
+          id: null,
+        });
+      return sendError(res, info);
+    }
+    if (mcpRoute) {
       const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
       if (body === ANSWERED) return;
       return mcp.handle(req, res, body, principal);
@@ -211,6 +229,27 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       await closed;
     },
   };
+}
+
+/** `/mcp`, or `/mcp/NAME`: MCP under profile NAME. */
+const MCP_PATH = /^\/mcp(?:\/([^/]+))?$/;
+/** The header that selects a profile on any route (REST has no /mcp/NAME path). */
+const PROFILE_HEADER = 'switchboard-profile';
+
+/** The profile a request asks for: its /mcp/NAME path or its Switchboard-Profile header (both: they must agree). */
+function requestedProfile(
+  fromPath: string | undefined,
+  header: string | string[] | undefined,
+): { requested?: { name: string; via: string } } {
+  const fromHeader = Array.isArray(header) ? header[0] : header?.trim();
+  if (fromPath !== undefined && fromHeader && fromHeader !== fromPath)
+    throw new SwitchboardError(
+      'INVALID_REQUEST',
+      `The path /mcp/${clip(fromPath)} and the Switchboard-Profile header '${clip(fromHeader)}' name different profiles; name one.`,
+    );
+  if (fromPath !== undefined) return { requested: { name: fromPath, via: `/mcp/${clip(fromPath)}` } };
+  if (fromHeader) return { requested: { name: fromHeader, via: 'the Switchboard-Profile header' } };
+  return {};
 }
 
 const ANSWERED = Symbol('answered');

@@ -54,6 +54,16 @@ function jsonRpcError(
   res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
 }
 
+/** Where a session was opened, for the answer to a request that reaches it under another profile. */
+function sessionProfile(found: { principal: Principal } | string): string {
+  const name = typeof found === 'string' ? undefined : found.principal.profile?.name;
+  return name
+    ? `under profile '${name}' (/mcp/${name})`
+    : typeof found === 'string'
+      ? 'under another profile'
+      : 'without a profile (/mcp)';
+}
+
 /** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
 const HEADER_MISMATCH = -32020;
 
@@ -95,8 +105,8 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
 
   // Scale-out (Redis store): session records are shared, so any instance can take over a session it did not open.
   const directory = hub.scale?.sessions;
-  /** Why a session could not be taken over: unknown, another principal's, or its roles changed. */
-  type Adopted = Session | 'unknown' | 'forbidden' | 'roles';
+  /** Why a session could not be taken over: unknown, another principal's, its roles or its profile changed. */
+  type Adopted = Session | 'unknown' | 'forbidden' | 'roles' | 'profile';
   const adopting = new Map<string, Promise<Adopted>>();
   // A client's answer to a server-to-client request, received by another instance and routed here.
   const offRouted = directory?.onRouted(({ sessionId, message }) => {
@@ -145,6 +155,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     if (!record) return 'unknown';
     if (record.principal.id !== principal.id) return 'forbidden';
     if (record.principal.roles.join(',') !== principal.roles.join(',')) return 'roles';
+    if (record.principal.profile !== principal.profile?.name) return 'profile';
     const transport = await openSession(id, principal);
     await transport.replayInitialize(record.initialize);
     return sessions.get(id) ?? 'unknown';
@@ -184,6 +195,14 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
       if (found === 'roles' || (found as Session).principal.roles.join(',') !== principal.roles.join(','))
         return jsonRpcError(res, 404, -32001, 'The roles of this token changed; start a new session with initialize.');
+      // A session keeps the profile it was opened under: the same URL (/mcp or /mcp/NAME) continues it.
+      if (found === 'profile' || (found as Session).principal.profile?.name !== principal.profile?.name)
+        return jsonRpcError(
+          res,
+          404,
+          -32001,
+          `This session was opened ${sessionProfile(found)}; continue it at that URL, or start a new session with initialize.`,
+        );
       const session = found as Session;
       session.lastSeen = Date.now();
       if (directory) {
@@ -214,7 +233,11 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (directory) {
         try {
           await directory.save(id, {
-            principal: { id: principal.id, roles: principal.roles },
+            principal: {
+              id: principal.id,
+              roles: principal.roles,
+              ...(principal.profile ? { profile: principal.profile.name } : {}),
+            },
             initialize: body,
             createdAt: new Date().toISOString(),
           });

@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/schema.ts';
 import type { Hub } from '../hub.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
+import { selectProfile } from '../policy/profile-select.ts';
 import { FastCalls, type FastReply } from './fast-call.ts';
 import { buildMcpServer, forwardListChanges, type McpServing } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
@@ -26,6 +27,8 @@ export interface StdioHandle {
 
 export interface StdioOptions {
   exposure?: Exposure;
+  /** `serve --profile NAME` (or SWITCHBOARD_PROFILE): the profile this connection runs under, and how it was named. */
+  profile?: { name: string; via: string };
   /** The process logger (the hub's too): transport errors may come before the hub. */
   logger: Logger;
 }
@@ -67,7 +70,15 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
     const config = hub.config.get();
     transport.setMaxMessageBytes(config.stdio.max_message_bytes);
     // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
-    const principal = makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' });
+    const stdio = makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' });
+    let principal: typeof stdio;
+    try {
+      principal = selectProfile(config, stdio, opts.profile ? { requested: opts.profile } : {});
+    } catch (err) {
+      // An unknown profile fails the start like a broken configuration: nothing is served under the wrong tool set.
+      void hub.close().catch(() => {});
+      throw err;
+    }
     fast = new FastCalls(hub, principal, 'stdio');
     if (levelBeforeHub) fast.observe(levelBeforeHub);
     started = { hub, principal };
@@ -91,7 +102,7 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
    */
   const serve = (): Promise<McpServing> => {
     if (!serving) {
-      serving = transport.afterThisTurn().then(startHub).then(ready, failed);
+      serving = transport.afterThisTurn().then(startHub).then(ready).catch(failed);
       serving.catch(() => {}); // Answered to each waiting request, and through `closed`.
     }
     return serving;

@@ -197,6 +197,8 @@ export interface TokenRecord {
   expiresAt: string | null;
   /** Last successful use, as recorded by {@link TokenStore.touch}; null: never used. */
   lastUsedAt: string | null;
+  /** The profile (`[profiles.NAME]`) the token is bound to: every request it makes runs under it; null: none. */
+  profile: string | null;
 }
 
 /**

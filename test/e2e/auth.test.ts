@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   BIN,
   childEnv,
+  createToken,
   FIXTURE_HANDLERS,
   type HttpServerProcess,
   runCli,
@@ -15,12 +16,6 @@ import {
 import { until } from '../helpers/until.ts';
 
 const cli = (dir: string, args: string[], env: Record<string, string> = {}) => runCli(dir, args, { env });
-
-async function createToken(dir: string, name: string, roles: string, extra: string[] = []): Promise<string> {
-  const out = await cli(dir, ['token', 'create', name, '--roles', roles, '--json', ...extra]);
-  expect(out.code).toBe(0);
-  return JSON.parse(out.stdout).token;
-}
 
 describe('tokens and HTTP authentication', () => {
   const dir = tempProject();

@@ -9,7 +9,7 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from '../../src/serve/mcp-server.ts';
-import { BIN, childEnv, runCli, tempProject } from '../helpers/cli.ts';
+import { answersById, BIN, childEnv, INITIALIZE_2025, runCli, tempProject } from '../helpers/cli.ts';
 
 const launches = [
   { label: 'node bin/switchboard.js', command: process.execPath, prefix: [BIN] },
@@ -148,12 +148,7 @@ for (const launch of launches) {
         failure.setup(dir);
         // Sent at once, as one write: the requests behind the handshake are waiting when the hub's start fails.
         const messages = [
-          {
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-          },
+          INITIALIZE_2025,
           { jsonrpc: '2.0', method: 'notifications/initialized' },
           { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} },
           { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'task__list', arguments: {} } },
@@ -165,13 +160,7 @@ for (const launch of launches) {
         });
         expect(code).toBe(failure.exitCode);
 
-        const answers = new Map(
-          stdout
-            .trim()
-            .split('\n')
-            .map((line) => JSON.parse(line))
-            .map((m) => [m.id, m]),
-        );
+        const answers = answersById(stdout);
         expect(answers.get(1)?.result?.serverInfo).toEqual(SERVER_INFO);
         for (const id of [2, 3]) {
           const { error } = answers.get(id) ?? {};

@@ -82,6 +82,32 @@ export function runCli(
   });
 }
 
+/** `switchboard token create NAME --roles ROLES --json …extra` in `dir`; returns the secret. */
+export async function createToken(dir: string, name: string, roles: string, extra: string[] = []): Promise<string> {
+  const out = await runCli(dir, ['token', 'create', name, '--roles', roles, '--json', ...extra]);
+  if (out.code !== 0) throw new Error(`token create ${name} failed (${out.code}): ${out.stderr}`);
+  return JSON.parse(out.stdout).token;
+}
+
+/** A 2025-era `initialize` request (id 1), as a raw client sends it first, over stdio or HTTP. */
+export const INITIALIZE_2025 = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+} as const;
+
+/** The JSON-RPC messages a stdio server wrote (one a line), by id. */
+export function answersById(stdout: string): Map<unknown, any> {
+  return new Map(
+    stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line))
+      .map((m) => [m.id, m]),
+  );
+}
+
 export interface HttpServerProcess {
   child: ChildProcess;
   url: string;

@@ -153,6 +153,7 @@ describe('verifyInSet', () => {
       createdAt: new Date().toISOString(),
       expiresAt: null,
       lastUsedAt: null,
+      profile: null,
     };
     expect(verifyInSet(new Map([[base.hash, base]]), token)?.name).toBe('x');
     expect(verifyInSet(new Map([[base.hash, base]]), `${token}x`)).toBeUndefined();

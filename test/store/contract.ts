@@ -769,11 +769,25 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
           createdAt: expect.any(String),
           expiresAt: '2030-01-01T00:00:00.000Z',
           lastUsedAt: null,
+          profile: null,
         });
         expect(new Date(token.createdAt).toISOString()).toBe(token.createdAt);
         expect(token.createdAt >= before).toBe(true);
         expect(await store.tokens.get('ci')).toEqual(token);
         expect(await store.tokens.findByHash(hash(1))).toEqual(token);
+      });
+
+      it('keeps the profile a token is bound to, and refuses a malformed profile name naming the rule', async () => {
+        const token = await store.tokens.create(newToken('bound', 'b0', { profile: 'reviewer' }));
+        expect(token.profile).toBe('reviewer');
+        expect(await store.tokens.get('bound')).toEqual(token);
+        expect(await store.tokens.findByHash(hash('b0'))).toEqual(token);
+        expect((await store.tokens.list()).find((t) => t.name === 'bound')?.profile).toBe('reviewer');
+        await expect(store.tokens.create(newToken('badp', 'b1', { profile: 'no spaces' }))).rejects.toMatchObject({
+          code: 'INVALID_INPUT',
+          message: expect.stringMatching(/Profile name 'no spaces' is invalid: a profile name is 1 to 64 characters/),
+        });
+        expect(await store.tokens.get('badp')).toBeUndefined();
       });
 
       it('keeps a token without expiry and without roles', async () => {

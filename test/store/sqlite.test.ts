@@ -243,6 +243,33 @@ describe('SqliteStore', () => {
     }
   });
 
+  it('upgrades a version-10 file: its tokens stay unbound, new ones can be bound to a profile, a bad name is refused', async () => {
+    const file = dbFile();
+    const v10 = new Database(file);
+    for (const step of MIGRATIONS.slice(0, 10)) applyMigration(v10, step);
+    v10.pragma('user_version = 10');
+    v10
+      .prepare(
+        `INSERT INTO tokens (name, hash, roles, created_at, expires_at, last_used_at)
+         VALUES ('old', '${'c'.repeat(64)}', '["agent"]', '2025-01-01T00:00:00.000Z', NULL, NULL)`,
+      )
+      .run();
+    v10.close();
+    const store = openStore(file);
+    expect(await store.tokens.get('old')).toMatchObject({ name: 'old', roles: ['agent'], profile: null });
+    await store.tokens.create({ name: 'rev', hash: 'd'.repeat(64), roles: [], expiresAt: null, profile: 'reviewer' });
+    expect((await store.tokens.get('rev'))?.profile).toBe('reviewer');
+    await store.close();
+    const raw = new Database(file);
+    try {
+      expect(raw.pragma('user_version', { simple: true })).toBe(SCHEMA_VERSION);
+      // The column's CHECK holds even against raw SQL: a profile name that could not be in a URL is refused.
+      expect(() => raw.prepare(`UPDATE tokens SET profile = 'a b' WHERE name = 'old'`).run()).toThrow(/CHECK/);
+    } finally {
+      raw.close();
+    }
+  });
+
   it('refuses to rewrite an audit record, even with raw SQL', async () => {
     const file = dbFile();
     const store = openStore(file);

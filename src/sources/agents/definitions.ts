@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
-import { PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
+import { PERMISSION_MODES, type PermissionMode, PROFILE_NAME } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 import { type DefinitionSource, keyProblem, mcpServerProblem, orchestratorAgentsDir } from './agent-orchestrator.ts';
@@ -41,6 +41,14 @@ const AgentJson = z
     builtins: z.union([z.boolean(), z.array(z.string().min(1)).min(1)]).default(true),
     /** Where sessions may work: relative to the project, or absolute; the first is the default `project_dir`. */
     directories: z.array(z.string().min(1)).min(1).default(['.']),
+    /**
+     * The `[profiles.NAME]` tool set its sessions see: the built-ins it is offered, and the Switchboard its MCP
+     * servers start (they get SWITCHBOARD_PROFILE).
+     */
+    profile: z
+      .string()
+      .regex(PROFILE_NAME, "a profile name is 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'")
+      .optional(),
   })
   .strict();
 
@@ -82,6 +90,7 @@ export interface AgentDefinition {
   shell: boolean;
   builtins: boolean | string[];
   directories: string[];
+  profile?: string;
   dir: string;
   systemPrompt?: string;
   /** Path of `agent.mcp.json` when present (claude-cli reads it itself). */

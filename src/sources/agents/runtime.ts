@@ -22,7 +22,7 @@ import {
 } from './session-types.ts';
 import { transcriptWriter } from './transcript-writer.ts';
 import { type CallHooks, emptyUsage, runTurn, type TurnDeps, type TurnInput } from './turn.ts';
-import type { TurnToolDeps } from './turn-tools.ts';
+import { agentProfile, type TurnToolDeps } from './turn-tools.ts';
 
 export interface RuntimeDeps extends TurnToolDeps {
   providers: Record<ProviderName, Provider>;
@@ -61,6 +61,7 @@ export class AgentRuntime {
     const cfg = this.config();
     if (await this.sessions.get(input.session_name)) throw sessionTaken(input.session_name);
     const agent = input.agent_name ? loadDefinition(this.deps.services.projectDir, input.agent_name) : undefined;
+    agentProfile(this.deps.services.config.get(), agent); // An unknown profile fails the start, before any session.
     const providerName = input.provider ?? agent?.provider ?? cfg.default_provider;
     const provider = this.deps.providers[providerName];
     this.assertConfigured(providerName);
@@ -133,6 +134,7 @@ export class AgentRuntime {
     const toolResults = answeredToolResults(meta, given);
     this.assertConfigured(meta.provider);
     const agent = meta.agent ? loadDefinition(this.deps.services.projectDir, meta.agent) : undefined;
+    agentProfile(this.deps.services.config.get(), agent);
     this.recheckGrant(meta, agent);
     await this.turns.admit(meta.session_name, async () => {});
     meta.last_resumed_at = new Date().toISOString();

@@ -1,12 +1,15 @@
 // The tools a turn runs itself (providers with their own tool loop): the hub's capabilities as built-ins, the shell,
 // and the tools of the MCP servers its agent.json names. Callback tools are the caller's: they travel in the
 // session's options and come back as pending calls.
+import { join } from 'node:path';
 import { expandAll } from '../../config/load.ts';
+import type { Config } from '../../config/schema.ts';
 import type { Principal, Services } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
+import { exposureFilter } from '../../core/name-globs.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
 import { minimalEnv } from '../../core/process.ts';
-import { exposureFilter } from '../../policy/principal.ts';
+import { type EffectiveProfile, requireProfile, withProfile } from '../../core/profile.ts';
 import { builtinTools, shellTool } from './builtin-tools.ts';
 import type { AgentDefinition } from './definitions.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
@@ -40,39 +43,55 @@ export async function turnTools(
   emit: (events: TranscriptEvent[]) => void,
 ): Promise<TurnTools> {
   const tools: LocalTool[] = [];
+  const profile = agentProfile(deps.services.config.get(), agent);
   if (meta.options.enable_builtins) {
     const builtins = Array.isArray(agent?.builtins) ? agent.builtins : undefined;
-    const principal = agentPrincipal(meta.session_name, agent?.roles ?? ['agent'], caller, builtins);
+    const principal = agentPrincipal(meta.session_name, agent?.roles ?? ['agent'], caller, builtins, profile);
     tools.push(...builtinTools(deps.services.registry, deps.pipeline, principal));
     if (meta.options.builtin_config.enable_shell)
-      tools.push(shellTool(meta.project_dir, meta.options.builtin_config.shell_timeout_secs, childEnv(deps.env)));
+      tools.push(
+        shellTool(meta.project_dir, meta.options.builtin_config.shell_timeout_secs, childEnv(deps.env, profile)),
+      );
   }
   if (!agent || !Object.keys(agent.mcpServers).length) return { tools };
   // `${VAR}` expands as in Claude Code's .mcp.json (claude-cli expands the file itself); a server whose variable is
   // missing is left out and noted, the others still open.
   const servers: typeof agent.mcpServers = {};
+  // SWITCHBOARD_PROFILE expands too: `"url": "http://127.0.0.1:7777/mcp/${SWITCHBOARD_PROFILE}"`.
+  const env = profile ? { ...deps.env, SWITCHBOARD_PROFILE: profile.name } : deps.env;
   for (const [server, spec] of Object.entries(agent.mcpServers)) {
     try {
-      servers[server] = expandAll(spec, `${agent.mcpConfigPath}: mcpServers.${server}`, deps.env) as typeof spec;
+      servers[server] = expandAll(spec, `${agent.mcpConfigPath}: mcpServers.${server}`, env) as typeof spec;
     } catch (err) {
       emit([{ type: 'mcp_unavailable', server, error: toErrorInfo(err).message }]);
     }
   }
-  const mcp = await deps.openMcp(servers, { cwd: meta.project_dir, env: childEnv(deps.env), signal });
+  const mcp = await deps.openMcp(servers, { cwd: meta.project_dir, env: childEnv(deps.env, profile), signal });
   tools.push(...mcp.tools);
   for (const f of mcp.failures) emit([{ type: 'mcp_unavailable', server: f.server, error: f.error }]);
   return { tools, close: mcp.close };
 }
 
-/** Environment for children Switchboard starts for an agent (shell tool, MCP servers): no secrets by default. */
-function childEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return minimalEnv({}, env);
+/**
+ * Environment for children Switchboard starts for an agent (shell tool, MCP servers): no secrets by default, and
+ * the agent's profile as SWITCHBOARD_PROFILE, which a `switchboard serve` among them serves.
+ */
+export function childEnv(env: NodeJS.ProcessEnv, profile: EffectiveProfile | undefined): Record<string, string> {
+  return minimalEnv(profile ? { SWITCHBOARD_PROFILE: profile.name } : {}, env);
+}
+
+/** The profile an agent definition names (agent.json `profile`); NOT_FOUND naming the file when none is defined. */
+export function agentProfile(config: Config, agent: AgentDefinition | undefined): EffectiveProfile | undefined {
+  return agent?.profile
+    ? requireProfile(config, agent.profile, `"profile" in ${join(agent.dir, 'agent.json')}`)
+    : undefined;
 }
 
 /**
  * The principal an agent's built-in tool calls run as: the roles of its definition, but never more than the
- * caller's (a caller cannot gain a role by starting an agent that has it), the caller's exposure filter, and the
- * capability globs its agent.json `builtins` lists (when it lists some).
+ * caller's (a caller cannot gain a role by starting an agent that has it), the caller's exposure filter (its
+ * profile's included), the capability globs its agent.json `builtins` lists (when it lists some), and the profile
+ * its agent.json names.
  *
  * @example
  * agentPrincipal('s1', ['admin', 'agent'], { id: 'tok', roles: ['agent'] }).roles // → ['agent']
@@ -82,6 +101,7 @@ export function agentPrincipal(
   agentRoles: string[],
   caller: Principal | undefined,
   builtins?: string[],
+  profile?: EffectiveProfile,
 ): Principal {
   const callerRoles = caller?.roles ?? ['*'];
   const roles = callerRoles.includes('*')
@@ -92,5 +112,6 @@ export function agentPrincipal(
   const listed = builtins ? exposureFilter([{ allow: builtins }]) : undefined;
   const callerSees = caller?.sees;
   const sees = listed && callerSees ? (name: string) => listed(name) && callerSees(name) : (listed ?? callerSees);
-  return { id: `agent:${session}`, roles, kind: 'internal', ...(sees ? { sees } : {}) };
+  const principal: Principal = { id: `agent:${session}`, roles, kind: 'internal', ...(sees ? { sees } : {}) };
+  return profile ? withProfile(principal, profile) : principal;
 }

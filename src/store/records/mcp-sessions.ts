@@ -8,6 +8,8 @@ const McpSessionSchema = record('MCP session record', {
   principal: record('principal', {
     id: nonEmptyText,
     roles: z.array(text, { error: mustBe('an array of strings') }),
+    /** The profile it was opened under (`/mcp/NAME` or a bound token): it is continued under that one only. */
+    profile: nonEmptyText.optional(),
   }),
   /** The client's initialize request, replayed into a fresh protocol server to restore its capabilities. */
   initialize: z.unknown(),

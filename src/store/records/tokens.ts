@@ -1,5 +1,6 @@
 // API tokens as Zod schemas: a token's name and hash (never the secret) and a new token as a caller gives it.
 import { z } from 'zod';
+import { PROFILE_NAME } from '../../config/schema.ts';
 import { check, describe, isoTime, mustBe, nonEmptyText, record } from './common.ts';
 
 /** What a token name may look like: 1..64 characters from `A-Z a-z 0-9 _ . -` (case-sensitive). */
@@ -11,6 +12,14 @@ export const TokenNameSchema = z
       `Token name ${describe(issue.input)} is invalid: a token name is 1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-'.`,
   })
   .regex(TOKEN_NAME_PATTERN);
+
+/** A profile name as `[profiles.NAME]` allows it (src/config/schema.ts): URL-safe, 1..64 characters. */
+export const ProfileNameSchema = z
+  .string({
+    error: (issue) =>
+      `Profile name ${describe(issue.input)} is invalid: a profile name is 1 to 64 characters from A-Z, a-z, 0-9, '_' and '-'.`,
+  })
+  .regex(PROFILE_NAME);
 
 export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
@@ -31,6 +40,8 @@ export const NewTokenSchema = record('token', {
   roles: z.array(nonEmptyText, { error: mustBe('an array of strings') }),
   /** When the token stops being accepted (exclusive); null: never. */
   expiresAt: isoTime.nullish().transform((v) => v ?? null),
+  /** The profile every request of the token runs under; null: none (it may choose one per request). */
+  profile: ProfileNameSchema.nullish().transform((v) => v ?? null),
 });
 export type NewToken = z.input<typeof NewTokenSchema>;
 

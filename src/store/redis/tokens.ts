@@ -30,6 +30,8 @@ interface TokenJson {
   roles: string[];
   createdAt: string;
   expiresAt: string | null;
+  /** Absent in records written before tokens could be bound to a profile. */
+  profile?: string | null;
 }
 
 export class RedisTokens implements TokenStore {
@@ -50,7 +52,7 @@ export class RedisTokens implements TokenStore {
 
   private record(json: string, used: string | null | undefined): TokenRecord {
     const t = JSON.parse(json) as TokenJson;
-    return { ...t, lastUsedAt: used ?? null };
+    return { ...t, lastUsedAt: used ?? null, profile: t.profile ?? null };
   }
 
   async version(): Promise<string> {
@@ -58,8 +60,8 @@ export class RedisTokens implements TokenStore {
   }
 
   async create(token: NewToken): Promise<TokenRecord> {
-    const { name, hash, roles, expiresAt } = checkNewToken(token);
-    const rec: TokenJson = { name, hash, roles, createdAt: new Date().toISOString(), expiresAt };
+    const { name, hash, roles, expiresAt, profile } = checkNewToken(token);
+    const rec: TokenJson = { name, hash, roles, createdAt: new Date().toISOString(), expiresAt, profile };
     const json = JSON.stringify(rec);
     const res = await this.io(() => this.r.sbTokenCreate(this.k.all, this.k.byHash, this.k.version, name, hash, json));
     if (res === 'name')
@@ -72,7 +74,7 @@ export class RedisTokens implements TokenStore {
         'CONFLICT',
         'Another token already has this hash; generate a new token instead of reusing one.',
       );
-    return { ...rec, lastUsedAt: null };
+    return { ...rec, lastUsedAt: null, profile };
   }
 
   async list(): Promise<TokenRecord[]> {

@@ -236,6 +236,12 @@ export const MIGRATIONS: readonly Migration[] = [
   `
   ALTER TABLE audit ADD COLUMN cached INTEGER CHECK (cached IS NULL OR (cached = 1 AND outcome = 'ok'));
   `,
+  // 12: the profile a token is bound to (\`token create --profile\`; docs/catalog.md#profiles): NULL for every token
+  // made before, which stays unbound.
+  `
+  ALTER TABLE tokens ADD COLUMN profile TEXT
+    CHECK (profile IS NULL OR (length(profile) BETWEEN 1 AND 64 AND profile NOT GLOB '*[^A-Za-z0-9_-]*'));
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */

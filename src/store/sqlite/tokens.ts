@@ -12,6 +12,7 @@ interface TokenRow {
   created_at: string;
   expires_at: string | null;
   last_used_at: string | null;
+  profile: string | null;
 }
 
 function toToken(row: TokenRow): TokenRecord {
@@ -22,6 +23,7 @@ function toToken(row: TokenRow): TokenRecord {
     createdAt: row.created_at,
     expiresAt: row.expires_at,
     lastUsedAt: row.last_used_at,
+    profile: row.profile,
   };
 }
 
@@ -39,8 +41,8 @@ export class SqliteTokens implements TokenStore {
     private readonly live: () => void,
   ) {
     this.insert = db.prepare(
-      `INSERT INTO tokens (name, hash, roles, created_at, expires_at, last_used_at)
-       VALUES (@name, @hash, @roles, @created_at, @expires_at, @last_used_at)`,
+      `INSERT INTO tokens (name, hash, roles, created_at, expires_at, last_used_at, profile)
+       VALUES (@name, @hash, @roles, @created_at, @expires_at, @last_used_at, @profile)`,
     );
     this.byName = db.prepare('SELECT * FROM tokens WHERE name = ?');
     this.byHash = db.prepare('SELECT * FROM tokens WHERE hash = ?');
@@ -65,7 +67,7 @@ export class SqliteTokens implements TokenStore {
 
   async create(token: NewToken): Promise<TokenRecord> {
     this.live();
-    const { name, hash, roles, expiresAt } = checkNewToken(token);
+    const { name, hash, roles, expiresAt, profile } = checkNewToken(token);
     const row: TokenRow = {
       name,
       hash,
@@ -73,6 +75,7 @@ export class SqliteTokens implements TokenStore {
       created_at: new Date().toISOString(),
       expires_at: expiresAt,
       last_used_at: null,
+      profile,
     };
     try {
       this.insert.run(row);

@@ -48,7 +48,9 @@ function childEnv(req: TurnRequest): Record<string, string> {
   for (const [k, v] of Object.entries(req.env)) {
     if (v !== undefined && (k === 'IS_SANDBOX' || k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_'))) claude[k] = v;
   }
-  const out = minimalEnv({ ...claude, ...req.config.providers['claude-cli'].env }, req.env);
+  // The agent's profile reaches the Switchboard its agent.mcp.json starts (`switchboard serve` reads it).
+  const profile: Record<string, string> = req.agent?.profile ? { SWITCHBOARD_PROFILE: req.agent.profile } : {};
+  const out = minimalEnv({ ...claude, ...req.config.providers['claude-cli'].env, ...profile }, req.env);
   if (req.maxTokensExplicit) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(req.maxTokens);
   return out;
 }
