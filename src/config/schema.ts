@@ -62,11 +62,45 @@ const GlobListSchema = z
   .strict();
 
 /**
- * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
- * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
- * connects, so one server's missing variable fails that server alone.
+ * Meerkat's `.rkat/mcp.toml` spellings of a server entry, as Switchboard's own, so its `[[servers]]` tables work
+ * pasted unchanged: `transport = "streamable-http"` is `http` (the default for a url), `connect_timeout_secs` is
+ * `startup_timeout_ms` (both bound connect + handshake + the first tools/list). `mcp import --from meerkat` writes
+ * the result; the server schema reads through it.
  */
-export const ServerSchema = z
+export function fromMeerkatSpelling(entry: Record<string, unknown>): {
+  entry: Record<string, unknown>;
+  issues: { path: string; message: string }[];
+} {
+  const out: Record<string, unknown> = { ...entry };
+  const issues: { path: string; message: string }[] = [];
+  if (out.transport === 'streamable-http') out.transport = 'http';
+  if ('connect_timeout_secs' in out) {
+    const secs = out.connect_timeout_secs;
+    delete out.connect_timeout_secs;
+    const path = 'connect_timeout_secs';
+    if (!Number.isInteger(secs) || (secs as number) < 1)
+      issues.push({
+        path,
+        message: `expected a whole number of seconds, at least 1 (Meerkat's name for startup_timeout_ms), got ${JSON.stringify(secs)}`,
+      });
+    else if (out.startup_timeout_ms !== undefined)
+      issues.push({
+        path,
+        message: 'give either connect_timeout_secs (seconds, as Meerkat writes it) or startup_timeout_ms, not both',
+      });
+    else out.startup_timeout_ms = (secs as number) * 1000;
+  }
+  return { entry: out, issues };
+}
+
+function readMeerkatSpelling(entry: unknown, ctx: z.RefinementCtx): unknown {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+  const read = fromMeerkatSpelling(entry as Record<string, unknown>);
+  for (const i of read.issues) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+  return read.entry;
+}
+
+const ServerFields = z
   .object({
     name: z
       .string()
@@ -77,7 +111,12 @@ export const ServerSchema = z
     cwd: z.string().optional(),
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).default({}),
-    transport: z.enum(['stdio', 'http', 'sse']).optional(),
+    /** `http` is Streamable HTTP (Meerkat's `streamable-http` reads as it). */
+    transport: z
+      .enum(['stdio', 'http', 'sse'], {
+        error: (iss) => `expected stdio, http (or streamable-http) or sse, got ${JSON.stringify(iss.input)}`,
+      })
+      .optional(),
     enabled: z.boolean().default(true),
     /** Per-call timeout; progress notifications from the server extend it. */
     timeout_ms: z.number().int().min(1).default(60_000),
@@ -123,6 +162,16 @@ export const ServerSchema = z
         message: `server '${s.name}' has a url, so its transport is http or sse, not stdio`,
       });
   });
+
+/**
+ * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
+ * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
+ * connects, so one server's missing variable fails that server alone. Meerkat's spellings are read too.
+ */
+export const ServerSchema = z.preprocess(readMeerkatSpelling, ServerFields);
+
+/** The keys a `[[servers]]` entry takes, named when one is unknown (Meerkat's spellings included). */
+export const SERVER_KEYS = [...Object.keys(ServerFields.shape), 'connect_timeout_secs'];
 
 export type ServerConfig = z.output<typeof ServerSchema>;
 
