@@ -229,7 +229,7 @@ const ClaudeCliProviderSchema = z
   })
   .strict();
 
-/** `[agents.providers.anthropic]` / `[agents.providers.openai]`: a model API reached over HTTP. */
+/** `[agents.providers.anthropic]` / `.openai]` / `.gemini]`: a model API reached over HTTP. */
 const ApiProviderSchema = (defaultModel: string) =>
   z
     .object({
@@ -255,6 +255,7 @@ const AGENTS_DEFAULTS = {
     'claude-cli': { command: 'claude', permission_mode: 'acceptEdits' as const, env: {} },
     anthropic: { model: 'claude-sonnet-5' },
     openai: { model: 'gpt-5.4' },
+    gemini: { model: 'gemini-3.5-flash' },
   },
 };
 
@@ -262,7 +263,7 @@ const AGENTS_DEFAULTS = {
 const AgentsSchema = z
   .object({
     /** Provider when neither the call nor the agent definition names one. */
-    default_provider: z.enum(['claude-cli', 'anthropic', 'openai']).default('claude-cli'),
+    default_provider: z.enum(['claude-cli', 'anthropic', 'openai', 'gemini']).default('claude-cli'),
     /** Default max tokens per model call on the API providers. */
     max_tokens: z.number().int().min(1).default(4096),
     /** Model calls one turn may make on the API providers before it stops (a tool loop that never ends). */
@@ -284,6 +285,7 @@ const AgentsSchema = z
         'claude-cli': ClaudeCliProviderSchema.default(AGENTS_DEFAULTS.providers['claude-cli']),
         anthropic: ApiProviderSchema('claude-sonnet-5').default(AGENTS_DEFAULTS.providers.anthropic),
         openai: ApiProviderSchema('gpt-5.4').default(AGENTS_DEFAULTS.providers.openai),
+        gemini: ApiProviderSchema('gemini-3.5-flash').default(AGENTS_DEFAULTS.providers.gemini),
       })
       .strict()
       .default(AGENTS_DEFAULTS.providers),

@@ -7,7 +7,7 @@ import { PERMISSION_MODES, type PermissionMode } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 
-export const PROVIDERS = ['claude-cli', 'anthropic', 'openai'] as const;
+export const PROVIDERS = ['claude-cli', 'anthropic', 'openai', 'gemini'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 const AgentJson = z

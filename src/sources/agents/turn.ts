@@ -142,7 +142,7 @@ async function askModel(
   const system = [
     agent?.systemPrompt,
     meta.options.system_prompt,
-    so && schema ? so.schemaInstruction(schema) : undefined,
+    so && schema ? so.schemaInstruction(schema, meta.options.output_schema_name) : undefined,
   ]
     .filter((s) => s?.trim())
     .join('\n\n');
