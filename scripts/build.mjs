@@ -21,7 +21,9 @@ const defineVersion = { __SWITCHBOARD_VERSION__: JSON.stringify(packageVersion) 
 // jsonc-parser's "main" is a UMD bundle whose `require`s esbuild cannot follow; its ES module build bundles.
 const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
-const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream'];
+// @google/genai (the gemini provider) stays a package of its own: its Google auth stack is large and never needed
+// at start-up.
+const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream', '@google/genai'];
 
 const esm = await build({
   entryPoints: { switchboard: 'src/index.ts' },
@@ -94,7 +96,7 @@ const DEFERRED_REQUIRES = {
 // Code deserialised from a snapshot cannot `import()` (Node 20): dynamic imports of built-in modules and of the
 // agent providers' SDKs (below) become `require` at run time; user modules and tsx are imported through the
 // deserialised main function's importer (src/core/module-loader.ts).
-const IMPORTED_AT_RUN_TIME = /^(node:.*|@anthropic-ai\/sdk|openai)$/;
+const IMPORTED_AT_RUN_TIME = /^(node:.*|@anthropic-ai\/sdk|openai|@google\/genai)$/;
 const escapeName = (p) => p.replace(/[-/:]/g, '\\$&');
 const exactly = (names) => new RegExp(`^(${names.map(escapeName).join('|')})$`);
 const deferred = {
@@ -163,6 +165,7 @@ try {
       'ioredis',
       '@anthropic-ai/sdk',
       'openai',
+      '@google/genai',
       'ajv',
       '@modelcontextprotocol/client',
       '@modelcontextprotocol/client/*',

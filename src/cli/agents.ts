@@ -76,16 +76,22 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
   try {
     const exists = (await sessionStoreOf(hub.services).get(session)) !== undefined;
     const name = exists ? 'agent.resume' : 'agent.start';
+    if (exists && opts.builtins)
+      throw new CliError(`--builtins is fixed when a session starts; session ${session} exists (start a new one).`, 2);
+    // A resume takes provider, model and max tokens too: they run this turn and stay the session's.
+    const chosen = {
+      ...(opts.provider ? { provider: opts.provider } : {}),
+      ...(opts.model ? { model: opts.model } : {}),
+      ...(opts.maxTokens ? { max_tokens: Number(opts.maxTokens) } : {}),
+    };
     const input = exists
-      ? { session_name: session, prompt: text }
+      ? { session_name: session, prompt: text, ...chosen }
       : {
           session_name: session,
           agent_name: agent,
           ...(text ? { prompt: text } : {}),
           ...(parameters ? { parameters } : {}),
-          ...(opts.provider ? { provider: opts.provider } : {}),
-          ...(opts.model ? { model: opts.model } : {}),
-          ...(opts.maxTokens ? { max_tokens: Number(opts.maxTokens) } : {}),
+          ...chosen,
           ...(opts.builtins ? { enable_builtins: true } : {}),
         };
     live(`${exists ? 'resuming' : 'starting'} session ${colour('stderr').bold(session)} (agent ${agent})`);

@@ -49,7 +49,7 @@ ${setting('step_timeout_ms', d.scripts.step_timeout_ms, 'one shell step is kille
 
 # ── [agents] ─ sub-agent sessions defined in .switchboard/agents (docs/agents.md).
 # [agents]
-${setting('default_provider', d.agents.default_provider, 'claude-cli | anthropic | openai')}
+${setting('default_provider', d.agents.default_provider, 'claude-cli | anthropic | openai | gemini')}
 ${setting('max_running', d.agents.max_running, 'turns that may run at once')}
 # [agents.providers.claude-cli]
 ${setting('permission_mode', claude.permission_mode, 'the most any claude-cli session may be granted')}

@@ -280,7 +280,7 @@ export function buildProgram(): Command {
     .argument('<agent>', 'an agent from .switchboard/agents/')
     .argument('[prompt...]', 'what to ask (optional with --param for an agent with a parameters_schema)')
     .option('-s, --session <name>', 'session name (default: <agent>-<time>); an existing session is resumed')
-    .option('--provider <provider>', 'claude-cli, anthropic or openai (default: the agent’s, then [agents])')
+    .option('--provider <provider>', 'claude-cli, anthropic, openai or gemini (default: the agent’s, then [agents])')
     .option('--model <model>', 'model to use')
     .option('--max-tokens <n>', 'max tokens per model call')
     .option('--builtins', "give the agent Switchboard's own tools (API providers)")

@@ -1,7 +1,7 @@
 // `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
 // project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
 import { IMPORT_SOURCES, type ImportSource, importServers } from '../config/import-servers.ts';
-import type { Raw } from '../config/load.ts';
+import { loadConfig, type Raw } from '../config/load.ts';
 import {
   addServer,
   allServers,
@@ -108,6 +108,12 @@ export async function mcpRemove(name: string, opts: { cwd: string; scope?: strin
     );
   }
   process.stdout.write(`Removed MCP server '${name}' from ${target} scope.\n`);
+  // Removing is how a broken entry is fixed, so it is not refused; what is still wrong is said, as serve would.
+  try {
+    loadConfig(opts.cwd);
+  } catch (err) {
+    throw new CliError(`The configuration is still not usable: ${(err as Error).message}`);
+  }
 }
 
 /** Values of env and headers as shown to people: `${VAR}` references as written, literal values masked. */
@@ -128,14 +134,20 @@ function masked(entry: Raw): Raw {
   return out;
 }
 
+/**
+ * The servers as written in each scope's file, once the configuration passed the check `serve` makes: a file
+ * serve refuses is refused here with the same message, never listed as fine.
+ */
 function effective(cwd: string, scope?: Scope): Array<ScopedServer & { shadowed: boolean }> {
+  loadConfig(cwd);
   const list = scope ? serversIn(scope, cwd) : allServers(cwd);
   const projectNames = new Set(serversIn('project', cwd).map((s) => s.entry.name));
   return list.map((s) => ({ ...s, shadowed: s.scope === 'user' && projectNames.has(s.entry.name) }));
 }
 
 const target = (e: Raw) => (e.command ? [e.command, ...((e.args as string[]) ?? [])].join(' ') : String(e.url ?? ''));
-const kind = (e: Raw) => (e.command ? 'stdio' : String(e.transport ?? 'http'));
+// Meerkat's `streamable-http` is Switchboard's `http`.
+const kind = (e: Raw) => (e.command ? 'stdio' : e.transport === 'sse' ? 'sse' : 'http');
 
 /** `mcp list [--scope] [--json] [--status]` */
 export async function mcpList(opts: { cwd: string; scope?: string; json?: boolean; status?: boolean }): Promise<void> {
@@ -227,7 +239,7 @@ export async function mcpGet(name: string, opts: { cwd: string; json?: boolean }
       lines.push(`  ${key}:`);
       for (const [k, v] of Object.entries(entry[key] as Raw)) lines.push(`    ${k}${key === 'env' ? '=' : ': '}${v}`);
     }
-  for (const key of ['enabled', 'timeout_ms', 'startup_timeout_ms', 'roles', 'tools'])
+  for (const key of ['enabled', 'timeout_ms', 'startup_timeout_ms', 'connect_timeout_secs', 'roles', 'tools'])
     if (entry[key] !== undefined) lines.push(`  ${key}: ${JSON.stringify(entry[key])}`);
   process.stdout.write(`${lines.join('\n')}\n`);
 }

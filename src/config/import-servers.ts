@@ -8,7 +8,8 @@ import { SwitchboardError } from '../core/errors.ts';
 import { isSwitchboardItself } from './agent-launch.ts';
 import { codexConfigFile, geminiSettingsFile, meerkatMcpFile, userHome } from './client-paths.ts';
 import type { Raw } from './load.ts';
-import { SERVER_NAME } from './schema.ts';
+import { fromMeerkatSpelling, SERVER_NAME } from './schema.ts';
+import { serverEntryProblems } from './server-entries.ts';
 
 export type ImportSource = 'claude-code' | 'codex' | 'gemini' | 'meerkat';
 export const IMPORT_SOURCES: readonly ImportSource[] = ['claude-code', 'codex', 'gemini', 'meerkat'];
@@ -78,7 +79,7 @@ export function importServers(
         from === 'codex'
           ? fromCodex(name, spec)
           : from === 'meerkat'
-            ? fromMeerkat(name, spec)
+            ? fromMeerkat(f, spec)
             : fromJson(name, spec, from);
       if (converted.ok) {
         out.servers.push(converted.entry);
@@ -196,20 +197,15 @@ function fromCodex(name: string, spec: Raw): Converted {
   return skip('neither a command nor a url');
 }
 
-/** Meerkat: stdio `command`/`args`/`env`, or `url`/`headers` with `transport` `streamable-http` (default) or `sse`. */
-function fromMeerkat(name: string, spec: Raw): Converted {
-  const startup =
-    typeof spec.connect_timeout_secs === 'number' ? Math.round(spec.connect_timeout_secs * 1000) : undefined;
-  if (typeof spec.command === 'string') return stdioEntry(name, spec, { startup_timeout_ms: startup });
-  if (typeof spec.url !== 'string') return skip('neither a command nor a url');
+/**
+ * Meerkat: nearly Switchboard's own `[[servers]]` entry. Its spellings become Switchboard's (schema.ts
+ * `fromMeerkatSpelling`); every other key is kept, so one Switchboard does not know is refused by name, not dropped.
+ */
+function fromMeerkat(file: string, spec: Raw): Converted {
   if (typeof spec.oauth_account === 'string')
     return skip("it signs in with Meerkat's OAuth account; add it with its headers: switchboard mcp add -u URL -H …");
-  const sse = spec.transport === 'sse';
-  return compact({
-    name,
-    url: spec.url,
-    headers: stringMap(spec.headers),
-    ...(sse ? { transport: 'sse' } : {}),
-    startup_timeout_ms: startup,
-  });
+  const { entry, issues } = fromMeerkatSpelling(spec);
+  if (entry.transport === 'http') delete entry.transport;
+  const problems = issues.length ? issues.map((i) => `${i.path}: ${i.message}`) : serverEntryProblems(entry);
+  return problems.length ? skip(`${file}: ${problems.join('; ')}`) : { ok: true, entry };
 }

@@ -9,6 +9,7 @@ import type { ConfigAccess } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
   type ConfigFiles,
+  checkConfigFiles,
   expandAll,
   type LoadedConfig,
   mergeConfig,
@@ -47,10 +48,9 @@ export class LiveConfig implements ConfigAccess {
   reload(): Config {
     const userRaw = readToml(this.files.user);
     const projectRaw = readToml(this.files.project);
-    const merged = mergeConfig(userRaw, projectRaw);
-    const config = validateConfig(expandAll(merged, '', this.env), `${this.files.user} + ${this.files.project}`);
+    const config = checkConfigFiles(this.files, userRaw, projectRaw, this.env);
     this.projectRaw = projectRaw;
-    this.runtimeRaw = merged;
+    this.runtimeRaw = mergeConfig(userRaw, projectRaw);
     this.apply(config);
     return config;
   }

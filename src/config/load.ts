@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { SwitchboardError } from '../core/errors.ts';
 import { describeIssues } from '../core/pipeline.ts';
-import { type Config, ConfigSchema } from './schema.ts';
+import { type Config, ConfigSchema, SERVER_KEYS } from './schema.ts';
 
 export type Raw = Record<string, unknown>;
 
@@ -97,22 +97,35 @@ export function expandAll(value: unknown, field = '', env: NodeJS.ProcessEnv = p
   return value;
 }
 
+/** A key's path as people read it: a `[[servers]]` table by its name (`servers.remote-api.transport`). */
+function keyPath(path: readonly PropertyKey[], raw: unknown): string {
+  const parts = path.map(String);
+  const servers = isPlain(raw) ? raw.servers : undefined;
+  if (parts[0] === 'servers' && typeof path[1] === 'number' && Array.isArray(servers)) {
+    const name = (servers[path[1]] as Raw | undefined)?.name;
+    if (typeof name === 'string' && name) parts[1] = name;
+  }
+  return parts.join('.');
+}
+
 /** Validate a raw (merged, expanded) config; errors name each offending key. */
 export function validateConfig(raw: unknown, origin: string): Config {
   const parsed = ConfigSchema.safeParse(raw);
   if (parsed.success) return parsed.data;
   const issues = parsed.error.issues.map((i) => {
+    const path = keyPath(i.path, raw);
     if (i.code === 'unrecognized_keys') {
-      const at = i.path.length ? `${i.path.join('.')}.` : '';
+      const at = path ? `${path}.` : '';
+      // A server entry is where other clients' files are pasted: say which keys it takes.
+      const hint = i.path[0] === 'servers' && i.path.length === 2 ? ` (a server takes ${SERVER_KEYS.join(', ')})` : '';
       return {
-        path: i.path.join('.') || '(root)',
-        message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}`,
+        path: path || '(root)',
+        message: `unknown key ${i.keys.map((k) => `'${at}${k}'`).join(', ')}${hint}`,
       };
     }
     // A record key that breaks its rule (`[profiles."a b"]`): the key's own message says what a key may be.
-    if (i.code === 'invalid_key')
-      return { path: i.path.join('.') || '(root)', message: i.issues[0]?.message ?? i.message };
-    return { path: i.path.join('.') || '(root)', message: i.message };
+    if (i.code === 'invalid_key') return { path: path || '(root)', message: i.issues[0]?.message ?? i.message };
+    return { path: path || '(root)', message: i.message };
   });
   const message = issues.map((i) => `${i.path}: ${i.message}`).join('; ');
   throw new SwitchboardError('INVALID_INPUT', `Invalid configuration (${origin}): ${message}`, { issues });
@@ -126,13 +139,30 @@ export interface LoadedConfig {
   userRaw: Raw;
 }
 
+/**
+ * The one check of the configuration files every command makes (serve, the hot reload, `mcp`, `init`, `hook`):
+ * user and project merged, variables expanded, validated. A problem is reported in the file it is in: each file
+ * alone is a whole configuration (every key has a default), so it is checked alone once the merge fails.
+ */
+export function checkConfigFiles(files: ConfigFiles, userRaw: Raw, projectRaw: Raw, env: NodeJS.ProcessEnv): Config {
+  try {
+    return validateConfig(expandAll(mergeConfig(userRaw, projectRaw), '', env), `${files.user} + ${files.project}`);
+  } catch (err) {
+    for (const [file, raw] of [
+      [files.project, projectRaw],
+      [files.user, userRaw],
+    ] as const)
+      validateConfig(expandAll(raw, '', env), file);
+    throw err;
+  }
+}
+
 /** Load the effective configuration for a project directory. */
 export function loadConfig(cwd: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const files = configFiles(cwd, env);
   const userRaw = readToml(files.user);
   const projectRaw = readToml(files.project);
-  const merged = mergeConfig(userRaw, projectRaw);
-  const config = validateConfig(expandAll(merged, '', env), `${files.user} + ${files.project}`);
+  const config = checkConfigFiles(files, userRaw, projectRaw, env);
   return { config, files, projectRaw, userRaw };
 }
 

@@ -95,11 +95,45 @@ const GlobListSchema = z
   .strict();
 
 /**
- * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
- * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
- * connects, so one server's missing variable fails that server alone.
+ * Meerkat's `.rkat/mcp.toml` spellings of a server entry, as Switchboard's own, so its `[[servers]]` tables work
+ * pasted unchanged: `transport = "streamable-http"` is `http` (the default for a url), `connect_timeout_secs` is
+ * `startup_timeout_ms` (both bound connect + handshake + the first tools/list). `mcp import --from meerkat` writes
+ * the result; the server schema reads through it.
  */
-export const ServerSchema = z
+export function fromMeerkatSpelling(entry: Record<string, unknown>): {
+  entry: Record<string, unknown>;
+  issues: { path: string; message: string }[];
+} {
+  const out: Record<string, unknown> = { ...entry };
+  const issues: { path: string; message: string }[] = [];
+  if (out.transport === 'streamable-http') out.transport = 'http';
+  if ('connect_timeout_secs' in out) {
+    const secs = out.connect_timeout_secs;
+    delete out.connect_timeout_secs;
+    const path = 'connect_timeout_secs';
+    if (!Number.isInteger(secs) || (secs as number) < 1)
+      issues.push({
+        path,
+        message: `expected a whole number of seconds, at least 1 (Meerkat's name for startup_timeout_ms), got ${JSON.stringify(secs)}`,
+      });
+    else if (out.startup_timeout_ms !== undefined)
+      issues.push({
+        path,
+        message: 'give either connect_timeout_secs (seconds, as Meerkat writes it) or startup_timeout_ms, not both',
+      });
+    else out.startup_timeout_ms = (secs as number) * 1000;
+  }
+  return { entry: out, issues };
+}
+
+function readMeerkatSpelling(entry: unknown, ctx: z.RefinementCtx): unknown {
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
+  const read = fromMeerkatSpelling(entry as Record<string, unknown>);
+  for (const i of read.issues) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
+  return read.entry;
+}
+
+const ServerFields = z
   .object({
     name: z
       .string()
@@ -110,7 +144,12 @@ export const ServerSchema = z
     cwd: z.string().optional(),
     url: z.string().min(1).optional(),
     headers: z.record(z.string(), z.string()).default({}),
-    transport: z.enum(['stdio', 'http', 'sse']).optional(),
+    /** `http` is Streamable HTTP (Meerkat's `streamable-http` reads as it). */
+    transport: z
+      .enum(['stdio', 'http', 'sse'], {
+        error: (iss) => `expected stdio, http (or streamable-http) or sse, got ${JSON.stringify(iss.input)}`,
+      })
+      .optional(),
     enabled: z.boolean().default(true),
     /** Per-call timeout; progress notifications from the server extend it. */
     timeout_ms: z.number().int().min(1).default(60_000),
@@ -156,6 +195,16 @@ export const ServerSchema = z
         message: `server '${s.name}' has a url, so its transport is http or sse, not stdio`,
       });
   });
+
+/**
+ * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
+ * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
+ * connects, so one server's missing variable fails that server alone. Meerkat's spellings are read too.
+ */
+export const ServerSchema = z.preprocess(readMeerkatSpelling, ServerFields);
+
+/** The keys a `[[servers]]` entry takes, named when one is unknown (Meerkat's spellings included). */
+export const SERVER_KEYS = [...Object.keys(ServerFields.shape), 'connect_timeout_secs'];
 
 export type ServerConfig = z.output<typeof ServerSchema>;
 
@@ -213,7 +262,7 @@ const ClaudeCliProviderSchema = z
   })
   .strict();
 
-/** `[agents.providers.anthropic]` / `[agents.providers.openai]`: a model API reached over HTTP. */
+/** `[agents.providers.anthropic]` / `.openai]` / `.gemini]`: a model API reached over HTTP. */
 const ApiProviderSchema = (defaultModel: string) =>
   z
     .object({
@@ -239,6 +288,7 @@ const AGENTS_DEFAULTS = {
     'claude-cli': { command: 'claude', permission_mode: 'acceptEdits' as const, env: {} },
     anthropic: { model: 'claude-sonnet-5' },
     openai: { model: 'gpt-5.4' },
+    gemini: { model: 'gemini-3.5-flash' },
   },
 };
 
@@ -246,7 +296,7 @@ const AGENTS_DEFAULTS = {
 const AgentsSchema = z
   .object({
     /** Provider when neither the call nor the agent definition names one. */
-    default_provider: z.enum(['claude-cli', 'anthropic', 'openai']).default('claude-cli'),
+    default_provider: z.enum(['claude-cli', 'anthropic', 'openai', 'gemini']).default('claude-cli'),
     /** Default max tokens per model call on the API providers. */
     max_tokens: z.number().int().min(1).default(4096),
     /** Model calls one turn may make on the API providers before it stops (a tool loop that never ends). */
@@ -268,6 +318,7 @@ const AgentsSchema = z
         'claude-cli': ClaudeCliProviderSchema.default(AGENTS_DEFAULTS.providers['claude-cli']),
         anthropic: ApiProviderSchema('claude-sonnet-5').default(AGENTS_DEFAULTS.providers.anthropic),
         openai: ApiProviderSchema('gpt-5.4').default(AGENTS_DEFAULTS.providers.openai),
+        gemini: ApiProviderSchema('gemini-3.5-flash').default(AGENTS_DEFAULTS.providers.gemini),
       })
       .strict()
       .default(AGENTS_DEFAULTS.providers),

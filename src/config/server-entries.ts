@@ -5,8 +5,8 @@ import { dirname } from 'node:path';
 import { patch as tomlPatch } from '@decimalturn/toml-patch';
 import { stringify } from 'smol-toml';
 import { SwitchboardError } from '../core/errors.ts';
-import { configFiles, type Raw, readToml } from './load.ts';
-import { ServerSchema } from './schema.ts';
+import { checkConfigFiles, configFiles, type Raw, readToml } from './load.ts';
+import { SERVER_KEYS, ServerSchema } from './schema.ts';
 
 export type Scope = 'project' | 'user';
 
@@ -39,18 +39,30 @@ export function allServers(cwd: string, env: NodeJS.ProcessEnv = process.env): S
  * Check an entry against the server schema; the message names the server and each wrong field.
  */
 export function checkServerEntry(entry: Raw): void {
-  const parsed = ServerSchema.safeParse(entry);
-  if (parsed.success) return;
-  const issues = parsed.error.issues.map((i) =>
-    i.code === 'custom' ? i.message : `${i.path.join('.') || 'entry'}: ${i.message}`,
-  );
-  throw new SwitchboardError('INVALID_INPUT', `Invalid server '${String(entry.name)}': ${issues.join('; ')}.`);
+  const problems = serverEntryProblems(entry);
+  if (problems.length)
+    throw new SwitchboardError('INVALID_INPUT', `Invalid server '${String(entry.name)}': ${problems.join('; ')}.`);
 }
 
-/** Append a server to a scope's file. A name already there is refused with the command that removes it. */
+/** What is wrong with one server entry, each naming its key; empty when nothing is. */
+export function serverEntryProblems(entry: Raw): string[] {
+  const parsed = ServerSchema.safeParse(entry);
+  if (parsed.success) return [];
+  return parsed.error.issues.map((i) => {
+    if (i.code === 'unrecognized_keys')
+      return `unknown key ${i.keys.map((k) => `'${k}'`).join(', ')} (a server takes ${SERVER_KEYS.join(', ')})`;
+    return `${i.path.join('.') || 'entry'}: ${i.message}`;
+  });
+}
+
+/**
+ * Append a server to a scope's file. A name already there is refused with the command that removes it; so is an
+ * entry that would leave the configuration one `serve` refuses (checked as serve checks it, before writing).
+ */
 export function addServer(scope: Scope, cwd: string, entry: Raw, env: NodeJS.ProcessEnv = process.env): string {
   checkServerEntry(entry);
-  const file = scopeFile(scope, cwd, env);
+  const files = configFiles(cwd, env);
+  const file = scope === 'project' ? files.project : files.user;
   const raw = readToml(file);
   const servers = Array.isArray(raw.servers) ? (raw.servers as Raw[]) : [];
   if (servers.some((s) => s.name === entry.name))
@@ -58,11 +70,14 @@ export function addServer(scope: Scope, cwd: string, entry: Raw, env: NodeJS.Pro
       'CONFLICT',
       `MCP server '${entry.name}' already exists in ${scope} scope. Remove it first with: switchboard mcp remove ${entry.name} --scope ${scope}`,
     );
+  const next = { ...raw, servers: [...servers, entry] };
+  if (scope === 'project') checkConfigFiles(files, readToml(files.user), next, env);
+  else checkConfigFiles(files, next, readToml(files.project), env);
   if (servers.length === 0 && existsSync(file)) {
     // toml-patch edits tables that exist; the first [[servers]] is appended as text after what is there.
     const text = readFileSync(file, 'utf8');
     writeAtomically(file, `${text.replace(/\s*$/, '')}${text.trim() ? '\n\n' : ''}${stringify({ servers: [entry] })}`);
-  } else write(file, { ...raw, servers: [...servers, entry] });
+  } else write(file, next);
   return file;
 }
 

@@ -1,19 +1,8 @@
-// Configuration loading: project over user, ${VAR} expansion, and errors that name the file, line or key.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { expandString, loadConfig, mergeConfig } from '../../src/config/load.ts';
+import { configProject } from '../helpers/config-project.ts';
 
-function project(projectToml?: string, userToml?: string): { dir: string; env: NodeJS.ProcessEnv } {
-  const dir = mkdtempSync(join(tmpdir(), 'switchboard-config-'));
-  const home = join(dir, 'home');
-  mkdirSync(join(dir, '.switchboard'), { recursive: true });
-  mkdirSync(home, { recursive: true });
-  if (projectToml !== undefined) writeFileSync(join(dir, '.switchboard/config.toml'), projectToml);
-  if (userToml !== undefined) writeFileSync(join(home, 'config.toml'), userToml);
-  return { dir, env: { SWITCHBOARD_HOME: home } };
-}
+const project = configProject;
 
 describe('loadConfig', () => {
   it('gives every default when no file exists', () => {

@@ -92,6 +92,19 @@ describe('switchboard agents / sessions', () => {
     expect(JSON.stringify(api.messages().at(-1)?.body.messages)).toContain('What is on the board?');
   });
 
+  it('agents run resuming with --model and --max-tokens runs that turn with them; --builtins is refused', async () => {
+    api.enqueue('First.', 'Checked again.');
+    expect((await run(['agents', 'run', 'planner', '--session', 'models', '-q', 'Look.'])).code).toBe(0);
+    const resume = ['agents', 'run', 'planner', '--session', 'models', '-q'];
+    const out = await run([...resume, '--model', 'claude-other', '--max-tokens', '123', 'Again?']);
+    expect(out).toMatchObject({ code: 0, stdout: 'Checked again.\n' });
+    expect(api.messages().at(-1)?.body).toMatchObject({ model: 'claude-other', max_tokens: 123 });
+    const builtins = await run([...resume, '--builtins', 'x']);
+    expect(builtins.code).toBe(2);
+    expect(builtins.stderr).toContain('--builtins is fixed when a session starts');
+    expect((await run(['sessions', 'clean', 'models'])).code).toBe(0);
+  });
+
   it('sessions list, show and tail read the session', async () => {
     const list = JSON.parse((await run(['sessions', 'list', '--json'])).stdout);
     expect(list.sessions).toEqual([

@@ -1,8 +1,8 @@
 // Test helper: a fake Anthropic Messages API on 127.0.0.1 with scripted replies, streaming (SSE) and not.
 // Real clients (the `claude` binary, @anthropic-ai/sdk) talk to it through ANTHROPIC_BASE_URL; it records every request.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delayReply } from './fake-api.ts';
+import { delayReply, readBody } from './fake-api.ts';
 
 /** One content block of a scripted reply. `id` of a tool_use defaults to a fresh `toolu_…`. */
 export type FakeBlock =
@@ -164,15 +164,6 @@ function stream(res: ServerResponse, message: ReturnType<typeof messageOf>): voi
   });
   sse(res, 'message_stop', { type: 'message_stop' });
   res.end();
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

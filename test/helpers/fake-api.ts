@@ -1,5 +1,5 @@
-// What the fake model APIs (fake-anthropic.ts, fake-openai.ts) share.
-import type { ServerResponse } from 'node:http';
+// What the fake model APIs (fake-anthropic.ts, fake-openai.ts, fake-gemini.ts) share.
+import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**
  * Wait `ms` before answering, or less when the client hangs up (a cancel); true when there is still someone to
@@ -14,4 +14,14 @@ export async function delayReply(res: ServerResponse, ms: number): Promise<boole
     });
   });
   return !(res.destroyed || res.writableEnded);
+}
+
+/** The whole request body as text. */
+export function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
 }

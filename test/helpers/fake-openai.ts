@@ -1,8 +1,8 @@
 // Test helper: a fake OpenAI chat-completions endpoint on 127.0.0.1 with scripted replies, streaming and not.
 // The `openai` package (or any OpenAI-compatible client) talks to it through `baseURL`; it records every request.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delayReply } from './fake-api.ts';
+import { delayReply, readBody } from './fake-api.ts';
 
 /** A scripted reply: a plain string is the assistant's text. */
 export type FakeChatReply =
@@ -43,15 +43,6 @@ const nextId = (prefix: string) => `${prefix}_fake${Date.now().toString(36)}${(c
 
 function normalise(reply: FakeChatReply): Exclude<FakeChatReply, string> {
   return typeof reply === 'string' ? { content: reply } : reply;
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
 
 /**

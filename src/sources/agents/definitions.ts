@@ -9,7 +9,7 @@ import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 import { type DefinitionSource, keyProblem, mcpServerProblem, orchestratorAgentsDir } from './agent-orchestrator.ts';
 
-export const PROVIDERS = ['claude-cli', 'anthropic', 'openai'] as const;
+export const PROVIDERS = ['claude-cli', 'anthropic', 'openai', 'gemini'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
 
 /** A JSON Schema object (checked with Ajv where it is used). */

@@ -1,4 +1,4 @@
-// The `agents` source: named, resumable sub-agent sessions on claude-cli, anthropic or openai, as the
+// The `agents` source: named, resumable sub-agent sessions on claude-cli, anthropic, openai or gemini, as the
 // agent.* and session.* capabilities. Nothing slow at start: definitions and sessions are read when used.
 import type { Capability } from '../../core/capability.ts';
 import type { Services } from '../../core/context.ts';
@@ -12,6 +12,7 @@ import { PROVIDERS } from './definitions.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
 import { anthropicProvider } from './providers/anthropic.ts';
 import { claudeCliProvider } from './providers/claude-cli.ts';
+import { geminiProvider } from './providers/gemini.ts';
 import { openaiProvider } from './providers/openai.ts';
 import { AgentRuntime } from './runtime.ts';
 import { agentCancel } from './tools/agent-cancel.ts';
@@ -96,7 +97,12 @@ const source: Source = {
       services,
       pipeline,
       env,
-      providers: { 'claude-cli': claudeCliProvider, anthropic: anthropicProvider, openai: openaiProvider },
+      providers: {
+        'claude-cli': claudeCliProvider,
+        anthropic: anthropicProvider,
+        openai: openaiProvider,
+        gemini: geminiProvider,
+      },
       openMcp: openMcpTools,
     });
     const caps = agentCapabilities(rt);

@@ -11,7 +11,14 @@ import { type AgentDefinition, loadDefinition, type ProviderName } from './defin
 import { type GrantContext, grant, sessionDirectory } from './grant.ts';
 import type { Provider } from './providers/provider.ts';
 import { type CancelReport, RemoteCancel } from './remote-cancel.ts';
-import { answeredToolResults, checkSchemas, firstPrompt, type ResumeInput, type StartInput } from './session-input.ts';
+import {
+  answeredToolResults,
+  checkSchemas,
+  firstPrompt,
+  type ResumeInput,
+  type StartInput,
+  unwrapOutputSchema,
+} from './session-input.ts';
 import { readSession, type SessionStore, sessionStoreOf } from './session-store.ts';
 import {
   META_SCHEMA_VERSION,
@@ -71,7 +78,7 @@ export class AgentRuntime {
     if (!provider.toolLoop && (tools.length || enableBuiltins))
       throw new SwitchboardError(
         'INVALID_INPUT',
-        `tools and enable_builtins need the anthropic or openai provider; ${providerName} runs its own tools (give it MCP servers in agent.mcp.json instead).`,
+        `tools and enable_builtins need an API provider (anthropic, openai or gemini); ${providerName} runs its own tools (give it MCP servers in agent.mcp.json instead).`,
       );
     if (shell && !enableBuiltins)
       throw new SwitchboardError('INVALID_INPUT', 'builtin_config.enable_shell needs enable_builtins: true.');
@@ -84,14 +91,17 @@ export class AgentRuntime {
     });
     const projectDir = sessionDirectory(where, agent, input.project_dir);
     const first = await firstPrompt(agent, input);
-    // The agent's output_schema (agent-orchestrator's blueprints have one) unless the call gives its own.
-    const outputSchema = input.output_schema ?? agent?.output_schema;
-    await checkSchemas(outputSchema, tools);
+    // The agent's output_schema (agent-orchestrator's blueprints have one) unless the call gives its own; either may
+    // be Meerkat's wrapper form.
+    const requested = input.output_schema ?? agent?.output_schema;
+    const output = requested ? unwrapOutputSchema(requested) : undefined;
+    await checkSchemas(output?.schema, tools);
     const now = new Date().toISOString();
     const options: SessionOptions = {
       ...(input.system_prompt ? { system_prompt: input.system_prompt } : {}),
       ...(input.max_tokens ? { max_tokens: input.max_tokens } : {}),
-      ...(outputSchema ? { output_schema: outputSchema } : {}),
+      ...(output ? { output_schema: output.schema } : {}),
+      ...(output?.name ? { output_schema_name: output.name } : {}),
       ...(first.parameters ? { parameters: first.parameters } : {}),
       structured_output_retries: input.structured_output_retries ?? 2,
       tools,
@@ -132,13 +142,39 @@ export class AgentRuntime {
         'prompt: cannot be empty unless tool_results answer pending tool calls. Give a prompt to continue the conversation.',
       );
     const toolResults = answeredToolResults(meta, given);
-    this.assertConfigured(meta.provider);
     const agent = meta.agent ? loadDefinition(this.deps.services.projectDir, meta.agent) : undefined;
     agentProfile(this.deps.services.config.get(), agent);
+    this.override(meta, agent, input);
+    this.assertConfigured(meta.provider);
     this.recheckGrant(meta, agent);
     await this.turns.admit(meta.session_name, async () => {});
     meta.last_resumed_at = new Date().toISOString();
     return this.launch(meta, agent, { prompt: prompt || undefined, toolResults }, input.async ?? false, hooks);
+  }
+
+  /**
+   * A resume's provider, model and max_tokens: they apply to its turn and stay the session's (the meta says what
+   * the last turn ran with, as Meerkat's session metadata does). The API providers share one history, so a session
+   * moves between them; claude-cli keeps its conversation in its own session, which no other provider can read.
+   */
+  private override(meta: SessionMeta, agent: AgentDefinition | undefined, input: ResumeInput): void {
+    const to = input.provider;
+    if (to && to !== meta.provider) {
+      const from = meta.provider;
+      if (!this.deps.providers[from].toolLoop || !this.deps.providers[to].toolLoop)
+        throw new SwitchboardError(
+          'INVALID_INPUT',
+          `provider: session '${meta.session_name}' runs on ${from}; it can move only between the API providers (anthropic, openai, gemini), which share its history — claude-cli keeps the conversation in its own session. Start a new session on ${to} instead.`,
+        );
+      meta.provider = to;
+      meta.model =
+        input.model ??
+        (agent?.provider === to ? agent.model : undefined) ??
+        this.provider(to).defaultModel(this.config()) ??
+        null;
+    }
+    if (input.model) meta.model = input.model;
+    if (input.max_tokens) meta.options.max_tokens = input.max_tokens;
   }
 
   /** The session's state, waiting up to `waitMs` for a running turn to finish. */

@@ -33,6 +33,12 @@ export interface ResumeInput {
   prompt?: string;
   tool_results?: { tool_use_id: string; content: string; is_error?: boolean }[];
   async?: boolean;
+  /** From this turn on, the session runs on this provider (among the API providers: they share the history). */
+  provider?: ProviderName;
+  /** From this turn on, the session's model. */
+  model?: string;
+  /** From this turn on, the session's max tokens per model call. */
+  max_tokens?: number;
 }
 
 /**
@@ -96,6 +102,42 @@ ${input.prompt}`
 }
 
 type GivenToolResult = NonNullable<ResumeInput['tool_results']>[number];
+
+/** The keys of Meerkat's output_schema wrapper (`OutputSchema` in meerkat-core `types.rs`). */
+const WRAPPER_KEYS = ['schema', 'name', 'strict', 'compat', 'format'];
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * An output_schema as given: a JSON Schema, or Meerkat's wrapper `{schema, name?, strict?, compat?, format?}`
+ * around one. Meerkat's rule tells them apart: a `schema` key with only wrapper keys beside it, or with
+ * `format: "meerkat_v1"`, is a wrapper; anything else is the schema itself (a schema may have a property named
+ * `schema`). `strict` and `compat` tune how Meerkat lowers a schema for a provider's native structured output;
+ * Switchboard validates every answer against the whole schema itself, so they change nothing here.
+ */
+export function unwrapOutputSchema(given: Record<string, unknown>): { schema: Record<string, unknown>; name?: string } {
+  const keys = Object.keys(given);
+  const wrapped = 'schema' in given && (given.format === 'meerkat_v1' || keys.every((k) => WRAPPER_KEYS.includes(k)));
+  if (!wrapped) return { schema: given };
+  const bad = (key: string, expected: string) =>
+    new SwitchboardError(
+      'INVALID_INPUT',
+      `output_schema.${key}: expected ${expected}, got ${JSON.stringify(given[key])} (the wrapper form is {schema, name?, strict?, compat?, format?}).`,
+    );
+  const unknown = keys.filter((k) => !WRAPPER_KEYS.includes(k));
+  if (unknown.length)
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `output_schema: unknown wrapper key ${unknown.map((k) => `'${k}'`).join(', ')} (the wrapper form is {schema, name?, strict?, compat?, format?}; or give the JSON Schema itself).`,
+    );
+  if (!isObject(given.schema)) throw bad('schema', 'a JSON Schema object');
+  if (given.name !== undefined && typeof given.name !== 'string') throw bad('name', 'a string');
+  if (given.strict !== undefined && typeof given.strict !== 'boolean') throw bad('strict', 'true or false');
+  if (given.compat !== undefined && given.compat !== 'lossy' && given.compat !== 'strict')
+    throw bad('compat', '"lossy" or "strict"');
+  if (given.format !== undefined && given.format !== 'meerkat_v1') throw bad('format', '"meerkat_v1"');
+  return { schema: given.schema, ...(given.name ? { name: given.name } : {}) };
+}
 
 /** The output_schema and the callback tools' input schemas must be valid JSON Schemas, tool names unique. */
 export async function checkSchemas(

@@ -46,9 +46,12 @@ export interface ToolResultBlock {
 export interface SessionOptions {
   system_prompt?: string;
   max_tokens?: number;
+  /** The JSON Schema itself (Meerkat's wrapper form is unwrapped at start). */
   output_schema?: Record<string, unknown>;
   /** The start's parameters (agents with a parameters_schema): every turn's system prompt fills `${params.X}` from them. */
   parameters?: Record<string, unknown>;
+  /** The wrapper's `name`, said to the model with the schema. */
+  output_schema_name?: string;
   structured_output_retries: number;
   tools: CallbackTool[];
   /** claude-cli: the `--permission-mode` its turns run with (checked against its agent.json before each turn). */

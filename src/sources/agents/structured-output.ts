@@ -3,8 +3,8 @@
 import { describeAjvErrors, jsonValidator } from '../../core/ajv.ts';
 
 /** The instruction added to the system prompt when a session has an output_schema. */
-export function schemaInstruction(schema: Record<string, unknown>): string {
-  return `Your final answer must be only a JSON value (no prose, no code fence) that matches this JSON Schema:\n${JSON.stringify(schema)}`;
+export function schemaInstruction(schema: Record<string, unknown>, name?: string): string {
+  return `Your final answer must be only a JSON value (no prose, no code fence) that matches this JSON Schema${name ? ` (${name})` : ''}:\n${JSON.stringify(schema)}`;
 }
 
 /** The prompt that asks the model to try again, naming what was wrong. */

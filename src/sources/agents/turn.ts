@@ -144,7 +144,7 @@ async function askModel(
     agent?.systemPrompt &&
       fillPlaceholders(agent.systemPrompt, { params: meta.options.parameters, sessionId: meta.session_name }),
     meta.options.system_prompt,
-    so && schema ? so.schemaInstruction(schema) : undefined,
+    so && schema ? so.schemaInstruction(schema, meta.options.output_schema_name) : undefined,
   ]
     .filter((s) => s?.trim())
     .join('\n\n');

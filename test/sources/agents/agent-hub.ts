@@ -12,6 +12,8 @@ export interface AgentHubOptions {
   anthropic?: string;
   /** Base URL of the fake OpenAI API (sets OPENAI_BASE_URL and a dummy key). */
   openai?: string;
+  /** Base URL of the fake Gemini API (sets GOOGLE_GEMINI_BASE_URL and a dummy key). */
+  gemini?: string;
   /** Extra TOML appended to .switchboard/config.toml. */
   config?: string;
   env?: Record<string, string | undefined>;
@@ -43,8 +45,12 @@ export async function agentHub(opts: AgentHubOptions = {}): Promise<TestHub> {
     ANTHROPIC_BASE_URL: undefined,
     OPENAI_API_KEY: undefined,
     OPENAI_BASE_URL: undefined,
+    GEMINI_API_KEY: undefined,
+    GOOGLE_API_KEY: undefined,
+    GOOGLE_GEMINI_BASE_URL: undefined,
     ...(opts.anthropic ? { ANTHROPIC_BASE_URL: opts.anthropic, ANTHROPIC_API_KEY: 'test-key' } : {}),
     ...(opts.openai ? { OPENAI_BASE_URL: opts.openai, OPENAI_API_KEY: 'test-key' } : {}),
+    ...(opts.gemini ? { GOOGLE_GEMINI_BASE_URL: opts.gemini, GEMINI_API_KEY: 'test-key' } : {}),
     ...opts.env,
   };
   const hub = await testHub({ cwd: dir, env: env as NodeJS.ProcessEnv });

@@ -187,7 +187,7 @@ describe('claude-cli provider (real claude binary)', () => {
       tools: [{ name: 't', input_schema: { type: 'object' } }],
     });
     expect(!out.ok && out.error.message).toMatch(
-      /need the anthropic or openai provider; claude-cli runs its own tools/,
+      /need an API provider \(anthropic, openai or gemini\); claude-cli runs its own tools/,
     );
   });
 

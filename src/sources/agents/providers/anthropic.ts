@@ -3,7 +3,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentsConfig } from '../../../config/schema.ts';
 import { type Completion, runToolLoop } from '../tool-loop.ts';
-import type { Block, Provider } from './provider.ts';
+import type { Block, Message, Provider } from './provider.ts';
 
 function credentials(config: AgentsConfig, env: NodeJS.ProcessEnv) {
   const own = config.providers.anthropic;
@@ -24,6 +24,16 @@ async function clientFor(apiKey: string, baseURL: string | undefined): Promise<A
   return client;
 }
 
+/** The neutral history is the Messages API's own shape, less what only Gemini gets back (a call's signature). */
+function toMessageParams(messages: Message[]): Anthropic.MessageParam[] {
+  return messages.map((m) => ({
+    role: m.role,
+    content: m.content.map((b) =>
+      b.type === 'tool_use' ? { type: 'tool_use' as const, id: b.id, name: b.name, input: b.input } : b,
+    ),
+  }));
+}
+
 export const anthropicProvider: Provider = {
   name: 'anthropic',
   toolLoop: true,
@@ -42,7 +52,7 @@ export const anthropicProvider: Provider = {
           model: args.model,
           max_tokens: args.maxTokens,
           ...(args.system ? { system: args.system } : {}),
-          messages: args.messages as Anthropic.MessageParam[],
+          messages: toMessageParams(args.messages),
           ...(args.tools.length
             ? {
                 tools: args.tools.map((t) => ({

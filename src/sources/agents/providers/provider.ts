@@ -14,7 +14,14 @@ import type {
 /** A content block of the neutral history (the Anthropic Messages shape; the OpenAI provider converts). */
 export type Block =
   | { type: 'text'; text: string }
-  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | {
+      type: 'tool_use';
+      id: string;
+      name: string;
+      input: unknown;
+      /** Gemini's `thoughtSignature` of the call, which it must get back with it (other APIs never see it). */
+      signature?: string;
+    }
   | ToolResultBlock;
 
 export interface Message {

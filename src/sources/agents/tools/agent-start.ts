@@ -48,7 +48,10 @@ const Input = z.strictObject({
   model: z.string().min(1).optional(),
   max_tokens: z.number().int().min(1).max(1_000_000).optional(),
   system_prompt: z.string().optional().describe('Added after the agent definition’s system prompt'),
-  output_schema: z.record(z.string(), z.unknown()).optional().describe('JSON Schema the final answer must match'),
+  output_schema: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe("JSON Schema the final answer must match, or Meerkat's wrapper {schema, name?, strict?}"),
   structured_output_retries: z.number().int().min(0).max(10).default(2),
   tools: z.array(CallbackToolInput).max(128).default([]),
   enable_builtins: z
