@@ -340,6 +340,16 @@ export const ConfigSchema = z
       .strict()
       .default({ enabled: true, retention_days: 30, max_input_bytes: 4096 }),
     expose: ExposeSchema.default({ allow: [], deny: [] }),
+    /** What `tools/list` shows (docs/catalog.md): every tool, or the pinned ones and the catalog's search tools. */
+    catalog: z
+      .object({
+        /** `full`: every tool the caller may see; `search`: `pin` plus catalog.search, catalog.describe, catalog.call. */
+        exposure: z.enum(['full', 'search']).default('full'),
+        /** Globs over capability names (`task.*`) listed as they are when `exposure` is `search`. */
+        pin: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ exposure: 'full', pin: [] }),
     /** Upstream MCP servers, aggregated as `server__tool` (user and project scope merge by name; project wins). */
     servers: z
       .array(ServerSchema)
