@@ -29,8 +29,6 @@ interface ToolText {
 }
 
 const FIELDS = ['name', 'title', 'description', 'params', 'server'] as const;
-/** A word in the name says most about what a tool does; a parameter's description says least. */
-const BOOST = { name: 3, title: 2, description: 1, params: 0.6, server: 1.5 };
 
 /** Words that say nothing about which tool is meant. */
 const STOP_WORDS = new Set(
@@ -40,6 +38,51 @@ const STOP_WORDS = new Set(
     'where which who will with would you your'
   ).split(' '),
 );
+
+/**
+ * Words that name the same thing in tool descriptions and in how people ask: general developer vocabulary, not a
+ * list of any catalog's tools. A query word also searches the others of its group, at a lower weight.
+ */
+const SYNONYMS = [
+  ['folder', 'directory'],
+  ['comment', 'note', 'reply'],
+  ['remove', 'delete', 'erase', 'forget'],
+  ['rename', 'move'],
+  ['show', 'list', 'display'],
+  ['find', 'search', 'lookup', 'look'],
+  ['make', 'create', 'new'],
+  ['run', 'execute', 'launch', 'start'],
+  ['change', 'update', 'modify', 'edit'],
+  ['done', 'complete', 'finish', 'finished'],
+  ['remember', 'memory', 'memorize', 'recall'],
+  ['login', 'logged', 'signed', 'authenticated', 'authentication'],
+  ['big', 'size', 'large'],
+  ['thumbs', 'emoji', 'reaction', 'react'],
+  ['link', 'relation', 'relationship', 'connect'],
+  ['healthy', 'health', 'status'],
+  ['fail', 'failed', 'error', 'errors'],
+];
+/** How the ranking weighs what matched: fixed in the product, a parameter for the benchmark's comparisons. */
+export interface Ranking {
+  /** Per-field weight. */
+  boost: Record<(typeof FIELDS)[number], number>;
+  /** How much a synonym's match counts against the word the caller used (0: no synonyms). */
+  synonyms: number;
+  /** How much less each later word of the query counts (0.1: the second 1/1.1, the third 1/1.2…). */
+  laterWords: number;
+  /** BM25's term-frequency saturation (`k`) and length normalisation (`b`). */
+  bm25: { k: number; b: number; d: number };
+  /** What a prefix or a fuzzy match counts against an exact one. */
+  weights: { prefix: number; fuzzy: number };
+}
+
+export const RANKING: Ranking = {
+  boost: { name: 3, title: 2, description: 1, params: 0.2, server: 1.5 },
+  synonyms: 0.5,
+  laterWords: 0,
+  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  weights: { prefix: 0.375, fuzzy: 0.45 },
+};
 
 /** Split on anything but letters and digits, and between the words of camelCase and snake_case names. */
 function tokenize(text: string): string[] {
@@ -51,6 +94,23 @@ function processTerm(term: string): string | null {
   const word = term.toLowerCase();
   if (word.length < 2 || STOP_WORDS.has(word)) return null;
   return stemmer(word);
+}
+
+/** Each word's stem → the other words of its synonym groups. */
+const synonymsByStem = new Map<string, string[]>();
+for (const group of SYNONYMS)
+  for (const word of group) {
+    const stem = processTerm(word) as string;
+    synonymsByStem.set(stem, [...(synonymsByStem.get(stem) ?? []), ...group.filter((w) => w !== word)]);
+  }
+
+/** The synonyms of a query's words that the query does not already hold, as one string. */
+function synonymsOf(query: string): string {
+  const stems = new Set(tokenize(query).flatMap((t) => processTerm(t) ?? []));
+  const extra = new Set<string>();
+  for (const stem of stems)
+    for (const word of synonymsByStem.get(stem) ?? []) if (!stems.has(processTerm(word) as string)) extra.add(word);
+  return [...extra].join(' ');
 }
 
 /** The first sentence (or line) of a description, at most 200 characters. */
@@ -101,25 +161,32 @@ function whyOf(result: SearchResult): string {
 }
 
 export class CatalogIndex {
-  private readonly index = new MiniSearch<ToolText>({
-    fields: [...FIELDS],
-    tokenize,
-    processTerm,
-    searchOptions: {
-      boost: BOOST,
-      // "config" finds "configuration"; a short word must match whole, or it matches half the catalog.
-      prefix: (term) => term.length >= 4,
-      fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
-      combineWith: 'OR',
-    },
-  });
+  private readonly index: MiniSearch<ToolText>;
   /** The entry each indexed document was made from: a different object in the registry means it changed. */
   private readonly indexed = new Map<string, Entry>();
   private stale = true;
 
-  constructor(private readonly registry: Registry) {
+  constructor(
+    private readonly registry: Registry,
+    private readonly ranking: Ranking = RANKING,
+  ) {
     registry.onChange((kind) => {
       if (kind === 'tools') this.stale = true;
+    });
+    this.index = new MiniSearch<ToolText>({
+      fields: [...FIELDS],
+      tokenize,
+      processTerm,
+      searchOptions: {
+        boost: ranking.boost,
+        boostTerm: (_term, i) => 1 / (1 + ranking.laterWords * i),
+        bm25: ranking.bm25,
+        weights: ranking.weights,
+        // "config" finds "configuration"; a short word must match whole, or it matches half the catalog.
+        prefix: (term) => term.length >= 4,
+        fuzzy: (term) => (term.length >= 6 ? 0.2 : false),
+        combineWith: 'OR',
+      },
     });
   }
 
@@ -133,7 +200,14 @@ export class CatalogIndex {
   search(query: string, principal: Principal, limit: number): CatalogHit[] {
     this.refresh();
     const hits: CatalogHit[] = [];
-    for (const result of this.index.search(query)) {
+    const synonyms = this.ranking.synonyms > 0 ? synonymsOf(query) : '';
+    const results = synonyms
+      ? this.index.search({
+          combineWith: 'OR',
+          queries: [query, { queries: [synonyms], boostTerm: () => this.ranking.synonyms }],
+        })
+      : this.index.search(query);
+    for (const result of results) {
       const entry = this.indexed.get(result.id);
       if (!entry || !visible(principal, entry.capability)) continue;
       const { tool } = entry;
