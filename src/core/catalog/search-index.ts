@@ -89,11 +89,20 @@ function tokenize(text: string): string[] {
   return text.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/);
 }
 
+/** Stems by word: a catalog repeats a few thousand words, and stemming one costs microseconds. */
+const stems = new Map<string, string>();
+
 /** Lower case, no stop words, Porter stems: "comments" and "commenting" both index as "comment". */
 function processTerm(term: string): string | null {
   const word = term.toLowerCase();
   if (word.length < 2 || STOP_WORDS.has(word)) return null;
-  return stemmer(word);
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    stem = stemmer(word);
+    // Bounded: words are the catalog's and the callers' queries, but a caller can send any.
+    if (stems.size < 50_000) stems.set(word, stem);
+  }
+  return stem;
 }
 
 /** Each word's stem → the other words of its synonym groups. */

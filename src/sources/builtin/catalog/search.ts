@@ -26,6 +26,8 @@ export const catalogSearch = defineCapability({
   handle: async ({ query, limit }, ctx) => {
     // Loaded on the first search: a hub whose clients never search does not pay for the index at start.
     const { catalogIndexOf } = await import('../../../core/catalog/search-index.ts');
+    // A search before the first list sees what the list would: upstream servers that are still connecting.
+    await ctx.services.catalogReady?.();
     return { tools: catalogIndexOf(ctx.services.registry).search(query, ctx.principal, limit) };
   },
 });
