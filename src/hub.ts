@@ -234,6 +234,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   }
 
   let catalogReady: Promise<void> | undefined;
+  services.catalogReady = () => {
+    catalogReady ??= firstListWait(sources, config.get().server.first_list_wait_ms);
+    return catalogReady;
+  };
   return {
     cwd,
     services,
@@ -244,10 +248,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     ready: async () => {
       await Promise.all([...sources.values()].map((s) => s.ready));
     },
-    catalogReady: () => {
-      catalogReady ??= firstListWait(sources, config.get().server.first_list_wait_ms);
-      return catalogReady;
-    },
+    catalogReady: services.catalogReady,
     policy,
     scale,
     metrics: prom,

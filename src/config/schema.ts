@@ -498,6 +498,16 @@ export const ConfigSchema = z
     expose: ExposeSchema.default({ allow: [], deny: [] }),
     /** Named tool sets a client selects by URL (`/mcp/NAME`), token or `serve --profile` (docs/catalog.md#profiles). */
     profiles: ProfilesSchema,
+    /** What `tools/list` shows (docs/catalog.md): every tool, or the pinned ones and the catalog's search tools. */
+    catalog: z
+      .object({
+        /** `full`: every tool the caller may see; `search`: `pin` plus catalog.search, catalog.describe, catalog.call. */
+        exposure: z.enum(CATALOG_EXPOSURES).default('full'),
+        /** Globs over capability names (`task.*`) listed as they are when `exposure` is `search`. */
+        pin: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ exposure: 'full', pin: [] }),
     /** Upstream MCP servers, aggregated as `server__tool` (user and project scope merge by name; project wins). */
     servers: z
       .array(ServerSchema)

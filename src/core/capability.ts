@@ -137,6 +137,16 @@ export interface Capability<I extends z.ZodType = z.ZodType, O extends z.ZodType
   /** Optional JSON Schema to advertise instead of the one derived from `input` (upstream tools). */
   inputJsonSchema?: Record<string, unknown>;
   outputJsonSchema?: Record<string, unknown>;
+  /**
+   * The call this one stands for (`catalog.call`): the pipeline continues as the call it returns, so roles, limits,
+   * breaker, timeout, audit and metrics are the named tool's. Throws a SwitchboardError when the input names none.
+   */
+  forwards?: (input: unknown) => { name: string; input: unknown };
+  /**
+   * Seen whatever the caller's exposure filter (`[expose]`, a token's, `--only`); roles still apply. Only for tools
+   * that reveal or run nothing the filter hides (the catalog's: a filter that lets `task.*` through searches those).
+   */
+  throughFilters?: boolean;
   handle: (input: z.output<I>, ctx: CallContext) => unknown | Promise<unknown>;
 }
 

@@ -144,6 +144,11 @@ export interface Services {
   features: FeatureRegistry;
   /** Upstream servers sources bring besides the config file (a plugin's `mcp_servers`). */
   servers: ServerContributions;
+  /**
+   * Resolves when the catalog may be listed (the hub's `catalogReady`): a search waits for it as `tools/list` does.
+   * Set once the hub has started its sources.
+   */
+  catalogReady?: () => Promise<void>;
 }
 
 export interface CapabilityMetrics {

@@ -127,20 +127,19 @@ export class Pipeline {
     return this;
   }
 
-  async call(req: CallRequest): Promise<Outcome> {
-    const entry = this.services.registry.get(req.name);
-    // A capability the principal may not see answers exactly like an unknown one.
-    if (!entry || !visible(req.principal, entry.capability)) {
-      const error = notVisible(req.principal, req.name, entry, this.services.registry);
-      for (const r of this.refusals) {
-        try {
-          r(req, error);
-        } catch {
-          // Observers must not change the answer.
-        }
-      }
-      return { ok: false, error };
+  async call(asked: CallRequest): Promise<Outcome> {
+    let req = asked;
+    let entry = this.services.registry.get(req.name);
+    // A call that stands for another (catalog.call) continues as that call, from lookup on.
+    if (entry?.capability.forwards && visible(req.principal, entry.capability)) {
+      const target = forwardedCall(req, entry.capability.forwards, this.services.registry);
+      if ('code' in target) return this.refuse(req, target);
+      req = target;
+      entry = this.services.registry.get(req.name);
     }
+    // A capability the principal may not see answers exactly like an unknown one.
+    if (!entry || !visible(req.principal, entry.capability))
+      return this.refuse(req, notVisible(req.principal, req.name, entry, this.services.registry));
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now(), durationMs: 0 };
     for (const s of this.starts) s(state);
     const chain = this.chain;
@@ -162,6 +161,18 @@ export class Pipeline {
     }
     // After the observers: the audit trail and event log keep the full paths, as the logs do.
     return outcome.ok ? outcome : { ok: false, error: errorForCaller(outcome.error, this.pathsForCaller) };
+  }
+
+  /** Answer a call refused before it reached a capability; the refusal observers (the audit trail) see it. */
+  private refuse(req: CallRequest, error: ErrorInfo): Outcome {
+    for (const r of this.refusals) {
+      try {
+        r(req, error);
+      } catch {
+        // Observers must not change the answer.
+      }
+    }
+    return { ok: false, error };
   }
 
   private contextFor(req: CallRequest): CallContext {
@@ -233,6 +244,23 @@ export function unknownTool(name: string, nearest: readonly string[] = [], profi
     code: 'NOT_FOUND',
     message: `Unknown tool '${name}'${profile ? ` in profile '${profile}'` : ''}.${guess ? ` Did you mean ${guess}?` : ''} List the available tools with tools/list (or GET /v1/tools).`,
   };
+}
+
+/** The call a forwarding capability stands for, or why there is none (its input is wrong, or it forwards again). */
+function forwardedCall(
+  req: CallRequest,
+  forwards: NonNullable<Entry['capability']['forwards']>,
+  registry: Services['registry'],
+): CallRequest | ErrorInfo {
+  let target: { name: string; input: unknown };
+  try {
+    target = forwards(req.input ?? {});
+  } catch (err) {
+    return toErrorInfo(err);
+  }
+  if (registry.get(target.name)?.capability.forwards)
+    return { code: 'INVALID_INPUT', message: `${req.name} cannot call '${target.name}': it calls other tools itself.` };
+  return { ...req, name: target.name, input: target.input };
 }
 
 /**

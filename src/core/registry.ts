@@ -35,8 +35,14 @@ export function allowed(principal: Principal, roles: readonly string[] | undefin
 }
 
 /** Whether a principal may see and call a capability: its roles allow it and its exposure filter lets it through. */
-export function visible(principal: Principal, capability: { name: string; roles?: readonly string[] }): boolean {
-  return allowed(principal, capability.roles) && (principal.sees === undefined || principal.sees(capability.name));
+export function visible(
+  principal: Principal,
+  capability: { name: string; roles?: readonly string[]; throughFilters?: boolean },
+): boolean {
+  return (
+    allowed(principal, capability.roles) &&
+    (principal.sees === undefined || capability.throughFilters === true || principal.sees(capability.name))
+  );
 }
 
 /**

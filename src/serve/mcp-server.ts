@@ -11,6 +11,7 @@ import {
   type ServerContext,
 } from '@modelcontextprotocol/server';
 import { isRawResult } from '../core/capability.ts';
+import { listedTools } from '../core/catalog/exposure.ts';
 import type { CallContext, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
@@ -192,7 +193,7 @@ export function buildMcpServer(
     await hub.catalogReady();
     const { items, more } = listPage(
       hub,
-      hub.services.registry.list(principal),
+      listedTools(hub.services.registry, hub.config.get(), principal),
       request.params?.cursor,
       (e) => e.tool.name,
       (e) => {

@@ -2,6 +2,7 @@
 // GET /v1/events (SSE). Outcomes map to status codes through the one error table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Cancellation } from '../core/cancellation.ts';
+import { listedTools } from '../core/catalog/exposure.ts';
 import type { BusEvent, Principal } from '../core/context.ts';
 import { IDEMPOTENCY_META_KEY } from '../core/creating.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
@@ -37,7 +38,10 @@ export function sendError(res: ServerResponse, error: ErrorInfo): void {
 export async function listTools(hub: Hub, principal: Principal): Promise<unknown> {
   await hub.catalogReady();
   return {
-    tools: hub.services.registry.list(principal).map(({ tool }) => ({ ...tool, path: `/v1/tools/${tool.name}` })),
+    tools: listedTools(hub.services.registry, hub.config.get(), principal).map(({ tool }) => ({
+      ...tool,
+      path: `/v1/tools/${tool.name}`,
+    })),
   };
 }
 

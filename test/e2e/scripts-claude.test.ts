@@ -2,24 +2,18 @@
 // with Switchboard as its MCP server over stdio and the UserPromptSubmit hook from --settings: the user types
 // `//test:nested` (Claude Code refuses `/name` for a name that is not one of its commands, and bundled scripts are
 // not), the hook routes it to script__start, and the model drives the nested script with its LLM steps to the end.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SCRIPT_PERMISSIONS } from '../../src/cli/install.ts';
 import { SqliteStore } from '../../src/store/sqlite/index.ts';
+import { claude, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/claude-code.ts';
 import { BIN, childEnv } from '../helpers/cli.ts';
-import {
-  type FakeAnthropic,
-  type FakeReply,
-  type RecordedRequest,
-  startFakeAnthropic,
-} from '../helpers/fake-anthropic.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { replayCassetteFile } from '../helpers/vcr.ts';
 import { projectScripts } from '../sources/scripts/helpers.ts';
-
-const CLAUDE = resolve(import.meta.dirname, '../../node_modules/.bin/claude');
 
 let anthropic: FakeAnthropic | undefined;
 let dir: string | undefined;
@@ -29,55 +23,6 @@ afterEach(async () => {
   anthropic = undefined;
   dir = undefined;
 });
-
-const use = (name: string, input: Record<string, unknown>): FakeReply => ({
-  content: [{ type: 'tool_use', name, input }],
-});
-
-/** Run `claude -p PROMPT` in `cwd` against the fake API; resolves with the stream-json events. */
-function claude(
-  cwd: string,
-  prompt: string,
-  args: string[],
-  api: FakeAnthropic,
-  extraEnv: Record<string, string> = {},
-): Promise<any[]> {
-  return new Promise((ok, fail) => {
-    const child = execFile(
-      CLAUDE,
-      ['-p', prompt, ...args, '--output-format', 'stream-json', '--verbose'],
-      {
-        cwd,
-        timeout: 120_000,
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: cwd,
-          ANTHROPIC_BASE_URL: api.url,
-          ANTHROPIC_API_KEY: 'x',
-          SWITCHBOARD_HOME: join(cwd, '.home'),
-          ...extraEnv,
-        },
-      },
-      (err, out, errOut) =>
-        err
-          ? fail(new Error(`${err.message}\n${errOut}\n${out}`))
-          : ok(
-              out
-                .trim()
-                .split('\n')
-                .map((l) => JSON.parse(l)),
-            ),
-    );
-    child.stdin?.end();
-  });
-}
-
-/** The newest tool result the model got, or the whole conversation before the first tool call. */
-function lastMessage(req: RecordedRequest): string {
-  const messages: { role: string; content: unknown }[] = req.body?.messages ?? [];
-  const results = messages.filter((m) => JSON.stringify(m.content).includes('"tool_result"'));
-  return JSON.stringify(results.at(-1) ?? messages);
-}
 
 /** A project with a compiled script `flow`, set up by the real `switchboard install claude-code`. */
 function installedProject(): string {
@@ -116,34 +61,17 @@ describe('Claude Code runs a script through Switchboard', () => {
         const last = lastMessage(req);
         if (last.includes('All scripts finished')) return 'The nested script finished.';
         if (last.includes('Pending LLM step: `test:nested[2]`'))
-          return use('mcp__switchboard__script__continue_compiled_script', {
+          return toolUse('mcp__switchboard__script__continue_compiled_script', {
             outputs: { summary: 'It picked a number, doubled it and said it is even.' },
           });
         if (last.includes('Pending LLM step: `test:nested[1] > test:random[2]`'))
-          return use('mcp__switchboard__script__continue_compiled_script', { outputs: { parity: 'even' } });
+          return toolUse('mcp__switchboard__script__continue_compiled_script', { outputs: { parity: 'even' } });
         if (last.includes('mcp__switchboard__script__start'))
-          return use('mcp__switchboard__script__start', { name: 'test:nested', arguments: '' });
+          return toolUse('mcp__switchboard__script__start', { name: 'test:nested', arguments: '' });
         return 'I did not understand.';
       },
     });
-    const mcpConfig = join(project, 'mcp.json');
-    writeFileSync(
-      mcpConfig,
-      JSON.stringify({
-        mcpServers: {
-          switchboard: {
-            type: 'stdio',
-            command: process.execPath,
-            args: [BIN, '--cwd', project, 'serve'],
-            env: {
-              SWITCHBOARD_HOME: join(project, '.home'),
-              SWITCHBOARD_LOG_LEVEL: 'warn',
-              PATH: process.env.PATH ?? '',
-            },
-          },
-        },
-      }),
-    );
+    const mcpConfig = switchboardMcpConfig(project);
     const settings = join(project, 'settings.json');
     writeFileSync(
       settings,
@@ -225,10 +153,10 @@ describe('Claude Code runs a script through Switchboard', () => {
         const last = lastMessage(req);
         if (last.includes('All scripts finished')) return 'Flow done.';
         if (last.includes('Pending LLM step: `flow[1]`'))
-          return use('mcp__switchboard__script__continue_compiled_script', { outputs: { answer: '42' } });
+          return toolUse('mcp__switchboard__script__continue_compiled_script', { outputs: { answer: '42' } });
         if (last.includes('must run through its executor'))
-          return use('mcp__switchboard__script__start', { name: 'flow', arguments: 'life' });
-        return use('Skill', { skill: 'flow', args: 'life' });
+          return toolUse('mcp__switchboard__script__start', { name: 'flow', arguments: 'life' });
+        return toolUse('Skill', { skill: 'flow', args: 'life' });
       },
     });
     // No --permission-mode: the installed permission entries must let the script tools run.
@@ -253,9 +181,9 @@ describe('Claude Code runs a script through Switchboard', () => {
         const last = lastMessage(req);
         if (last.includes('All scripts finished')) return 'Typed flow done.';
         if (last.includes('Pending LLM step: `flow[1]`'))
-          return use('mcp__switchboard__script__continue_compiled_script', { outputs: { answer: 'x' } });
+          return toolUse('mcp__switchboard__script__continue_compiled_script', { outputs: { answer: 'x' } });
         if (last.includes('call `mcp__switchboard__script__start` with name=\\"flow\\" arguments=\\"life\\"'))
-          return use('mcp__switchboard__script__start', { name: 'flow', arguments: 'life' });
+          return toolUse('mcp__switchboard__script__start', { name: 'flow', arguments: 'life' });
         return 'The hook said nothing.';
       },
     });

@@ -1,10 +1,12 @@
 // Profiles on a real hub: the filter joins roles and [expose] in lists and calls, calls outside it name the
 // profile, the selection rule (a bound token keeps its profile), and bad [profiles] tables are refused by key.
+
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
+import { listedTools } from '../../src/core/catalog/exposure.ts';
 import type { Principal } from '../../src/core/context.ts';
 import { profileFor } from '../../src/core/profile.ts';
 import { makePrincipal } from '../../src/policy/principal.ts';
@@ -47,7 +49,14 @@ describe('profiles on the hub', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const config = () => hub.config.get();
-  const names = (p: Principal) => hub.services.registry.list(p).map((e) => e.capability.name);
+  // What the caller may see. The catalog's own tools pass every filter by design (they only reach what it lets
+  // through), so they are left out here; what a list shows under the profile's exposure is checked below.
+  const names = (p: Principal) =>
+    hub.services.registry
+      .list(p)
+      .map((e) => e.capability.name)
+      .filter((n) => !n.startsWith('catalog.'));
+  const listedUnder = (p: Principal) => listedTools(hub.services.registry, config(), p).map((e) => e.capability.name);
 
   it('narrows the list to the profile, on top of [expose] and the roles', () => {
     const board = selectProfile(config(), agent, { requested: { name: 'board', via: '/mcp/board' } });
@@ -56,6 +65,8 @@ describe('profiles on the hub', () => {
     expect(listed.every((n) => n.startsWith('task.'))).toBe(true);
     expect(listed).not.toContain('task.assign'); // the profile's deny
     expect(listed).not.toContain('task.delete'); // [expose] deny still holds under a profile that allows task.*
+    // The profile's `exposure = "search"` and `pin` decide what tools/list shows: the pinned tool and the search tools.
+    expect(listedUnder(board).sort()).toEqual(['catalog.call', 'catalog.describe', 'catalog.search', 'task.list']);
     expect(names(agent)).toContain('system.health');
     expect(profileFor({ principal: board })).toEqual({
       name: 'board',

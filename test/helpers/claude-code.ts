@@ -1,0 +1,68 @@
+// Test helper: the real `claude` binary (Claude Code 2.x) run once in print mode against the fake Anthropic API
+// (fake-anthropic.ts) on 127.0.0.1, and what the fake model was last shown.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { BIN } from './cli.ts';
+import type { FakeAnthropic, FakeReply, RecordedRequest } from './fake-anthropic.ts';
+
+const CLAUDE = resolve(import.meta.dirname, '../../node_modules/.bin/claude');
+
+/** Run `claude -p PROMPT` in `cwd` against the fake API; resolves with the stream-json events. */
+export function claude(
+  cwd: string,
+  prompt: string,
+  args: string[],
+  api: FakeAnthropic,
+  extraEnv: Record<string, string> = {},
+): Promise<any[]> {
+  return new Promise((ok, fail) => {
+    const child = execFile(
+      CLAUDE,
+      ['-p', prompt, ...args, '--output-format', 'stream-json', '--verbose'],
+      {
+        cwd,
+        timeout: 120_000,
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: cwd,
+          ANTHROPIC_BASE_URL: api.url,
+          ANTHROPIC_API_KEY: 'x',
+          SWITCHBOARD_HOME: join(cwd, '.home'),
+          ...extraEnv,
+        },
+      },
+      (err, out, errOut) =>
+        err
+          ? fail(new Error(`${err.message}\n${errOut}\n${out}`))
+          : ok(
+              out
+                .trim()
+                .split('\n')
+                .map((l) => JSON.parse(l)),
+            ),
+    );
+    child.stdin?.end();
+  });
+}
+
+/** The newest tool result the model got, or the whole conversation before the first tool call. */
+export function lastMessage(req: RecordedRequest): string {
+  const messages: { role: string; content: unknown }[] = req.body?.messages ?? [];
+  const results = messages.filter((m) => JSON.stringify(m.content).includes('"tool_result"'));
+  return JSON.stringify(results.at(-1) ?? messages);
+}
+
+/** A scripted reply that calls one tool. */
+export const toolUse = (name: string, input: Record<string, unknown>): FakeReply => ({
+  content: [{ type: 'tool_use', name, input }],
+});
+
+/** Write `PROJECT/mcp.json` for `--mcp-config`: Switchboard as the stdio server `switchboard` of `project`. */
+export function switchboardMcpConfig(project: string): string {
+  const file = join(project, 'mcp.json');
+  const env = { SWITCHBOARD_HOME: join(project, '.home'), SWITCHBOARD_LOG_LEVEL: 'warn', PATH: process.env.PATH ?? '' };
+  const switchboard = { type: 'stdio', command: process.execPath, args: [BIN, '--cwd', project, 'serve'], env };
+  writeFileSync(file, JSON.stringify({ mcpServers: { switchboard } }));
+  return file;
+}
