@@ -231,6 +231,22 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (task_id, key)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 11: OAuth logins to upstream servers, one row per server × principal; the credentials are sealed by the hub
+  // (AES-256-GCM with a key kept outside the store), what people may read without the key stays in columns.
+  `
+  CREATE TABLE oauth_logins (
+    server         TEXT NOT NULL,
+    principal      TEXT NOT NULL,
+    sealed         TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('active', 'login_required')),
+    reason         TEXT,
+    scope          TEXT,
+    required_scope TEXT,
+    expires_at     TEXT,
+    updated_at     TEXT NOT NULL,
+    PRIMARY KEY (server, principal)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */
