@@ -172,7 +172,10 @@ export class UpstreamManager {
     const key = loginKey(principal, false);
     if (key === 'local') return primary;
     let pool = this.perPrincipal.get(name);
-    if (!pool) this.perPrincipal.set(name, (pool = new Map()));
+    if (!pool) {
+      pool = new Map();
+      this.perPrincipal.set(name, pool);
+    }
     let conn = pool.get(key);
     if (!conn) {
       conn = new UpstreamConnection(
