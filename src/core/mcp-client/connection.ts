@@ -398,7 +398,11 @@ export class UpstreamConnection {
 
   /** Connect again at once (after a login in this process), instead of at the next poll. */
   relogin(): void {
-    if (this.status !== 'login_required') return;
+    if (this.status !== 'login_required') {
+      // Connected: the next request uses the new login's tokens (a wider scope, another account).
+      void this.oauth?.load().catch(() => undefined);
+      return;
+    }
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.start();

@@ -30,6 +30,11 @@ interface Credentials {
 
 /** Refresh this long before the access token expires (or at 90 % of a shorter lifetime). */
 const REFRESH_MARGIN_MS = 60_000;
+/**
+ * A connection re-reads its login this often: a new login (`mcp login` in another process, a wider scope) or a
+ * refresh another instance made is picked up without a reconnect.
+ */
+const RELOAD_MS = 5_000;
 
 /** Whose login a call uses: one login for a shared server, the local person's for local callers, else the caller's. */
 export function loginKey(principal: { id: string; kind?: string }, shared: boolean): string {
@@ -68,6 +73,9 @@ export class OAuthSession implements OAuthClientProvider {
   private record?: OAuthLogin;
   private verifier?: string;
   private refreshing?: Promise<void>;
+  private loadedAt = Number.NEGATIVE_INFINITY;
+  /** Why the tokens were dropped (the authorization server refused them), for the login-required reason. */
+  private dropped?: string;
   private readonly now: () => number;
 
   constructor(private readonly opts: SessionOptions) {
@@ -94,6 +102,7 @@ export class OAuthSession implements OAuthClientProvider {
   /** Read the record from the store (another process — `mcp login` — may have replaced it). */
   async load(): Promise<OAuthLogin | undefined> {
     const record = await this.opts.store.get(this.opts.server.name, this.opts.key);
+    this.loadedAt = this.now();
     this.record = record;
     this.creds = record ? (JSON.parse(unseal(this.opts.sealingKey, record.sealed, this.aad)) as Credentials) : {};
     return record;
@@ -179,7 +188,10 @@ export class OAuthSession implements OAuthClientProvider {
    * refreshed first (once, however many requests ask at the same moment).
    */
   async tokens(ctx?: unknown): Promise<StoredOAuthTokens | undefined> {
-    if (ctx === undefined && this.opts.mode.kind === 'hub' && this.dueForRefresh()) await this.refresh();
+    if (ctx === undefined && this.opts.mode.kind === 'hub') {
+      if (this.now() - this.loadedAt >= RELOAD_MS && !this.refreshing) await this.load().catch(() => undefined);
+      if (this.dueForRefresh()) await this.refresh();
+    }
     return this.creds.tokens;
   }
 
@@ -202,7 +214,7 @@ export class OAuthSession implements OAuthClientProvider {
       ? 'the token could not be refreshed'
       : this.creds.tokens
         ? 'the token expired and the server gave no refresh token'
-        : 'not logged in';
+        : (this.dropped ?? 'not logged in');
     await this.markLoginRequired(reason);
     throw this.loginRequired();
   }
@@ -221,6 +233,8 @@ export class OAuthSession implements OAuthClientProvider {
       this.verifier = undefined;
       return;
     }
+    if ((scope === 'all' || scope === 'tokens') && this.creds.tokens)
+      this.dropped = 'the authorization server refused the stored token (the refresh failed)';
     if (scope === 'all') this.creds = {};
     if (scope === 'client') this.creds.client = undefined;
     if (scope === 'tokens') this.creds.tokens = undefined;
