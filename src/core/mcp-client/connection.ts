@@ -346,8 +346,15 @@ export class UpstreamConnection {
       this.events.catalog(this);
     } catch (err) {
       await client.close().catch(() => {});
-      if (err instanceof SwitchboardError && err.details?.loginRequired) {
-        this.lastError = err.message;
+      if (
+        this.oauth &&
+        (err instanceof InsufficientScopeError || (err instanceof SwitchboardError && err.details?.loginRequired))
+      ) {
+        // Even listing needs more than the login granted (403 insufficient_scope): the next login asks for it.
+        this.lastError =
+          err instanceof InsufficientScopeError
+            ? `${this.oauth.loginRequired().message.replace(/ \(.*\)\. Run:/, ` with a wider scope ('${await this.oauth.requireScope(err.requiredScope ?? '')}'). Run:`)}`
+            : err.message;
         this.setStatus('login_required');
         this.watchLogin();
         return;

@@ -7,10 +7,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
   auth,
+  Client,
   computeScopeUnion,
   extractWWWAuthenticateParams,
   type FetchLike,
-  LATEST_PROTOCOL_VERSION,
+  StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
 import type { OAuthLogin, OAuthLoginStore } from '../../../store/contract.ts';
 import { version } from '../../../version.ts';
@@ -93,26 +94,31 @@ export async function login(opts: LoginOptions): Promise<OAuthLogin> {
   }
 }
 
-/** An unauthenticated initialize: a protected server answers 401 with what it wants (RFC 9728 metadata, scope). */
+/**
+ * Connect without a token, as the hub would, and keep the first 401 challenge: it names the resource metadata and
+ * the scope the server wants. A server may let `initialize` through and challenge only later requests, so the
+ * probe goes as far as listing tools.
+ */
 async function probe(url: string, fetchFn: FetchLike): Promise<{ resourceMetadataUrl?: URL; scope?: string }> {
-  const res = await fetchFn(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: LATEST_PROTOCOL_VERSION,
-        capabilities: {},
-        clientInfo: { name: 'switchboard', version },
-      },
-    }),
-  });
-  await res.body?.cancel().catch(() => {});
-  if (res.status !== 401) return {};
-  const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
-  return { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+  let challenge: { resourceMetadataUrl?: URL; scope?: string } | undefined;
+  const capture: FetchLike = async (input, init) => {
+    const res = await fetchFn(input, init);
+    if (res.status === 401 && !challenge) {
+      const { resourceMetadataUrl, scope } = extractWWWAuthenticateParams(res);
+      challenge = { ...(resourceMetadataUrl ? { resourceMetadataUrl } : {}), ...(scope ? { scope } : {}) };
+    }
+    return res;
+  };
+  const client = new Client({ name: 'switchboard', version }, { versionNegotiation: { mode: 'auto' } });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(url), { fetch: capture }), { timeout: 15_000 });
+    await client.listTools(undefined, { timeout: 15_000 });
+  } catch {
+    // Expected: the server refuses without a token. Only the challenge matters.
+  } finally {
+    await client.close().catch(() => {});
+  }
+  return challenge ?? {};
 }
 
 /** The loopback listener that receives the authorization server's redirect, checking `state`. */
