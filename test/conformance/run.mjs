@@ -72,15 +72,34 @@ for (const scenario of CLIENT_SCENARIOS)
     client: scenario,
   });
 
-// The client auth leg: every `auth/*` scenario of the suite's auth suite, the OAuth flows judged against
-// Switchboard's upstream login (the driver runs `switchboard mcp login` and follows the URL it prints).
-LEGS.push({
-  name: 'conformance 0.2.0-alpha.12 client --suite auth',
-  pkg: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
-  client: true,
-  args: ['--suite', 'auth'],
-  baseline: 'expected-failures.client-auth.yaml',
-});
+// The client auth legs: the 14 scenarios of the suite's auth suite (`conformance client --suite auth`), judged
+// against Switchboard's upstream login — the driver runs `switchboard mcp login` and follows the URL it prints.
+// One scenario per leg, in turn: the suite's own `--suite auth` starts all 14 at once, each with a hub and the CLI,
+// which on two cores runs past any sensible timeout.
+const AUTH_SCENARIOS = [
+  'metadata-default',
+  'metadata-var1',
+  'metadata-var2',
+  'metadata-var3',
+  'basic-cimd',
+  'scope-from-www-authenticate',
+  'scope-from-scopes-supported',
+  'scope-omitted-when-undefined',
+  'scope-step-up',
+  'scope-retry-limit',
+  'token-endpoint-auth-basic',
+  'token-endpoint-auth-post',
+  'token-endpoint-auth-none',
+  'pre-registration',
+];
+for (const scenario of AUTH_SCENARIOS)
+  LEGS.push({
+    name: `conformance 0.2.0-alpha.12 client auth/${scenario}`,
+    pkg: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
+    client: `auth/${scenario}`,
+    args: ['--scenario', `auth/${scenario}`, '--timeout', '120000'],
+    baseline: 'expected-failures.client-auth.yaml',
+  });
 
 /** Start the server and resolve with its base URL once the banner names it. */
 function startServer(dir) {

@@ -119,6 +119,8 @@ export class OAuthSession implements OAuthClientProvider {
 
   private async persist(patch: Partial<Pick<OAuthLogin, 'state' | 'reason' | 'requiredScope'>> = {}): Promise<void> {
     const tokens = this.creds.tokens;
+    // A login in progress writes nothing until it has tokens: the login it replaces stays usable until then.
+    if (this.opts.mode.kind === 'login' && !tokens) return;
     const expiresAt =
       tokens?.expires_in !== undefined && this.creds.obtainedAt !== undefined
         ? new Date(this.creds.obtainedAt + tokens.expires_in * 1000).toISOString()
@@ -190,6 +192,8 @@ export class OAuthSession implements OAuthClientProvider {
   async tokens(ctx?: unknown): Promise<StoredOAuthTokens | undefined> {
     if (ctx === undefined && this.opts.mode.kind === 'hub') {
       if (this.now() - this.loadedAt >= RELOAD_MS && !this.refreshing) await this.load().catch(() => undefined);
+      // Logged out (or never in): nothing is sent, so the hub never registers a client or asks without a token.
+      if (!this.creds.tokens) throw this.loginRequired();
       if (this.dueForRefresh()) await this.refresh();
     }
     return this.creds.tokens;
