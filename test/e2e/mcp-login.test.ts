@@ -4,25 +4,14 @@
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, runCli, tempProject } from '../helpers/cli.ts';
-import {
-  type AuthServer,
-  followAuthorization,
-  type ProtectedServer,
-  startAuthServer,
-  startProtectedServer,
-} from '../helpers/oauth-upstream.ts';
+import { followAuthorization, type ProtectedServer, useOAuthWorld } from '../helpers/oauth-upstream.ts';
 
-let as: AuthServer;
+const world = useOAuthWorld();
 let mcp: ProtectedServer;
-beforeAll(async () => {
-  mcp = await startProtectedServer(() => as);
-  as = await startAuthServer(() => mcp.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await as.close();
+beforeAll(() => {
+  mcp = world.mcp();
 });
 
 function project(oauth = 'oauth = {}\n'): string {
@@ -113,7 +102,7 @@ describe('switchboard mcp login', () => {
     expect(r.stderr).toContain(`chmod 600 ${key}`);
   });
 
-  it('refuses oauth on a stdio server and a secret without a client id, naming the server', async () => {
+  it('refuses oauth on a stdio server, naming the server', async () => {
     const dir = tempProject();
     mkdirSync(join(dir, '.switchboard'));
     writeFileSync(

@@ -9,6 +9,7 @@ import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
 import { McpServer } from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import Provider from 'oidc-provider';
+import { afterAll, beforeAll } from 'vitest';
 import { z } from 'zod';
 
 const listen = async (server: Server) => {
@@ -236,4 +237,19 @@ export async function followAuthorization(start: URL): Promise<void> {
     url = new URL(location, url);
   }
   throw new Error('too many redirects following the authorization URL');
+}
+
+/** Both servers for a test file: started before its tests, closed after; read them through the getters. */
+export function useOAuthWorld(): { as: () => AuthServer; mcp: () => ProtectedServer } {
+  let as: AuthServer;
+  let mcp: ProtectedServer;
+  beforeAll(async () => {
+    mcp = await startProtectedServer(() => as);
+    as = await startAuthServer(() => mcp.url);
+  });
+  afterAll(async () => {
+    await mcp.close();
+    await as.close();
+  });
+  return { as: () => as, mcp: () => mcp };
 }

@@ -5,7 +5,7 @@
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/context.ts';
 import { login } from '../../../src/core/mcp-client/oauth/login.ts';
 import { keyFilePath, loadSealingKey, unseal } from '../../../src/core/mcp-client/oauth/sealed.ts';
@@ -18,21 +18,16 @@ import {
   type AuthServer,
   followAuthorization,
   type ProtectedServer,
-  startAuthServer,
-  startProtectedServer,
+  useOAuthWorld,
 } from '../../helpers/oauth-upstream.ts';
 import { fixtureStdio, projectWith, waitFor } from './helpers.ts';
 
+const world = useOAuthWorld();
 let as: AuthServer;
 let mcp: ProtectedServer;
-
-beforeAll(async () => {
-  mcp = await startProtectedServer(() => as);
-  as = await startAuthServer(() => mcp.url);
-});
-afterAll(async () => {
-  await mcp.close();
-  await as.close();
+beforeAll(() => {
+  as = world.as();
+  mcp = world.mcp();
 });
 
 const manager = (hub: TestHub) => (hub.sources.get('upstream') as RunningUpstream).manager();
