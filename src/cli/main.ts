@@ -14,6 +14,7 @@ const cmd = {
   audit: () => import('./audit.ts'),
   stats: () => import('./stats.ts'),
   mcp: () => import('./mcp.ts'),
+  mcpLogin: () => import('./mcp-login.ts'),
   hook: () => import('./hook.ts'),
   vcr: () => import('./vcr.ts'),
   install: () => import('./install.ts'),
@@ -190,6 +191,27 @@ export function buildProgram(): Command {
     .argument('<name>', 'server name')
     .option('--json', 'print JSON')
     .action(async (name, o) => (await cmd.mcp()).mcpGet(name, { cwd: cwd(), ...o }));
+  mcp
+    .command('login')
+    .description(
+      'Log in to an OAuth-protected server ([servers.oauth]): prints the URL, opens a browser, stores the tokens sealed.',
+    )
+    .argument('<name>', 'server name')
+    .option('--principal <id>', 'log in for this caller of a team hub (a token name or OAuth subject; default: you)')
+    .option(
+      '--port <port>',
+      'loopback port for the redirect (default: a free one; a pre-registered client may need a fixed one)',
+    )
+    .option('--no-browser', 'only print the URL')
+    .option('--json', 'print JSON')
+    .action(async (name, o) => (await cmd.mcpLogin()).mcpLogin(name, { cwd: cwd(), ...o }));
+  mcp
+    .command('logout')
+    .description("Forget a server's stored login (its tokens are deleted from the store).")
+    .argument('<name>', 'server name')
+    .option('--principal <id>', "forget this caller's login instead of yours")
+    .option('--all', "forget every caller's login to the server")
+    .action(async (name, o) => (await cmd.mcpLogin()).mcpLogout(name, { cwd: cwd(), ...o }));
   mcp
     .command('import')
     .description("Copy another client's MCP servers into Switchboard (names already present are skipped).")

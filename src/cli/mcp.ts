@@ -153,9 +153,11 @@ const kind = (e: Raw) => (e.command ? 'stdio' : e.transport === 'sse' ? 'sse' : 
 export async function mcpList(opts: { cwd: string; scope?: string; json?: boolean; status?: boolean }): Promise<void> {
   const scope = parseScope(opts.scope);
   const servers = effective(opts.cwd, scope);
-  const status = opts.status ? await probe(opts.cwd) : undefined;
+  const probed = opts.status ? await probe(opts.cwd) : undefined;
+  const status = probed?.views;
   const rows = servers.map((s) => {
     const live = status?.get(String(s.entry.name));
+    const logins = probed?.logins.filter((l) => l.server === s.entry.name) ?? [];
     return {
       name: String(s.entry.name),
       scope: s.scope,
@@ -171,6 +173,18 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
             ...(live.era ? { protocol: live.era === 'modern' ? '2026-07-28' : '2025' } : {}),
             ...(live.error ? { error: live.error } : {}),
             ...(live.renamed.length ? { renamed: live.renamed } : {}),
+          }
+        : {}),
+      ...(probed && s.entry.oauth && !s.shadowed
+        ? {
+            logins: logins.map((l) => ({
+              principal: l.principal,
+              state: l.state,
+              ...(l.expiresAt ? { expiresAt: l.expiresAt } : {}),
+              ...(l.scope ? { scope: l.scope } : {}),
+              ...(l.requiredScope ? { requiredScope: l.requiredScope } : {}),
+              ...(l.reason ? { reason: l.reason } : {}),
+            })),
           }
         : {}),
     };
@@ -200,6 +214,22 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
     table.push(row);
   }
   process.stdout.write(`${table.toString()}\n`);
+  for (const r of rows) {
+    if (!('logins' in r) || !r.logins) continue;
+    if (r.logins.length === 0)
+      process.stdout.write(
+        `${colour().yellow('login')} ${r.name}: nobody is logged in — run: switchboard mcp login ${r.name}\n`,
+      );
+    for (const l of r.logins) {
+      const who = l.principal === 'local' ? 'you' : l.principal === '*' ? 'everyone (shared)' : l.principal;
+      const what =
+        l.state === 'active'
+          ? `logged in${l.expiresAt ? `, token expires ${l.expiresAt} (refreshed before then)` : ''}`
+          : `login required (${l.reason ?? 'not logged in'}) — run: switchboard mcp login ${r.name}${l.principal === 'local' || l.principal === '*' ? '' : ` --principal ${l.principal}`}`;
+      const step = l.requiredScope ? `; the next login asks for scope '${l.requiredScope}'` : '';
+      process.stdout.write(`${colour().yellow('login')} ${r.name} (${who}): ${what}${step}\n`);
+    }
+  }
   for (const r of rows)
     for (const x of ('renamed' in r ? r.renamed : undefined) ?? [])
       process.stdout.write(`${colour().yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
@@ -213,7 +243,11 @@ async function probe(cwd: string) {
   try {
     await hub.ready();
     const running = hub.sources.get('upstream') as import('../sources/upstream/index.ts').RunningUpstream | undefined;
-    return new Map((running?.manager()?.views() ?? []).map((v) => [v.name, v]));
+    return {
+      views: new Map((running?.manager()?.views() ?? []).map((v) => [v.name, v])),
+      // Who is logged in where, from the store (the sealed tokens stay sealed: only state, scope and expiry).
+      logins: await hub.services.store.oauthLogins.list(),
+    };
   } finally {
     await hub.close();
   }

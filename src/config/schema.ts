@@ -95,6 +95,31 @@ const GlobListSchema = z
   .strict();
 
 /**
+ * How Switchboard logs in to an OAuth-protected remote server (`[servers.oauth]`, docs/oauth.md#upstream-servers).
+ * The table's presence turns OAuth on; every field is optional: without a client_id the authorization server is
+ * discovered and the client registered (a client ID metadata document when `client_metadata_url` is given and the
+ * server supports it, else dynamic registration).
+ */
+export const ServerOAuthSchema = z
+  .object({
+    /** A client registered with the authorization server beforehand (no dynamic registration). */
+    client_id: z.string().min(1).optional(),
+    /** Its secret, normally `${VAR}`; left out for a public client. */
+    client_secret: z.string().min(1).optional(),
+    /** Scopes asked for at login, beside those the server names in its challenge. */
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope is one word of printable ASCII'))
+      .default([]),
+    /** One login for every caller (a team account); otherwise each principal logs in as themselves. */
+    shared: z.boolean().default(false),
+    /** An https URL serving this client's metadata document (SEP-991), used as client_id where supported. */
+    client_metadata_url: z.url({ protocol: /^https$/, error: 'expected an https:// URL' }).optional(),
+    /** The name the authorization server shows on its consent page. */
+    client_name: z.string().min(1).default('Switchboard'),
+  })
+  .strict();
+
+/**
  * Meerkat's `.rkat/mcp.toml` spellings of a server entry, as Switchboard's own, so its `[[servers]]` tables work
  * pasted unchanged: `transport = "streamable-http"` is `http` (the default for a url), `connect_timeout_secs` is
  * `startup_timeout_ms` (both bound connect + handshake + the first tools/list). `mcp import --from meerkat` writes
@@ -161,9 +186,23 @@ const ServerFields = z
     roles: z.array(z.string()).default([]),
     /** A stdio server's longest answer line in bytes; unset: `[stdio] max_message_bytes`. */
     max_message_bytes: messageBytes.optional(),
+    /** OAuth login for a remote server (docs/oauth.md#upstream-servers). */
+    oauth: ServerOAuthSchema.optional(),
   })
   .strict()
   .superRefine((s, ctx) => {
+    if (s.command && s.oauth)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['oauth'],
+        message: `server '${s.name}' runs a command: OAuth is for remote servers (url); a stdio server gets its credentials from env`,
+      });
+    if (s.oauth?.client_secret && !s.oauth.client_id)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['oauth', 'client_secret'],
+        message: `server '${s.name}' has oauth.client_secret without oauth.client_id: give the pre-registered client's id too`,
+      });
     if (s.url && s.max_message_bytes !== undefined)
       ctx.addIssue({
         code: 'custom',
@@ -207,6 +246,7 @@ export const ServerSchema = z.preprocess(readMeerkatSpelling, ServerFields);
 export const SERVER_KEYS = [...Object.keys(ServerFields.shape), 'connect_timeout_secs'];
 
 export type ServerConfig = z.output<typeof ServerSchema>;
+export type ServerOAuthConfig = z.output<typeof ServerOAuthSchema>;
 
 export const POLICY_DEFAULTS = {
   timeout_ms: 30_000,

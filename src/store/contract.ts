@@ -7,6 +7,7 @@
 // The records are in records/, the implementations one file a part in sqlite/, redis/ and files/.
 import type { BusEvent } from '../core/context.ts';
 import type { AgentSessionStore } from './contract-agent-sessions.ts';
+import type { OAuthLoginStore } from './contract-oauth-logins.ts';
 import type { SharedState } from './contract-shared.ts';
 import type { IdempotencyClaim, Once } from './idempotency.ts';
 import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
@@ -24,6 +25,7 @@ import type {
 import type { NewToken } from './records/tokens.ts';
 
 export * from './contract-agent-sessions.ts';
+export * from './contract-oauth-logins.ts';
 export * from './contract-shared.ts';
 
 export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
@@ -393,6 +395,8 @@ export interface Store {
   readonly documents: DocumentStore;
   readonly hooks: HookStore;
   readonly scriptRuns: ScriptRunStore;
+  /** OAuth logins to upstream servers, credentials sealed (docs/oauth.md#upstream-servers). */
+  readonly oauthLogins: OAuthLoginStore;
   /**
    * Agent sessions kept by the store itself (Redis: instances on several machines share them). Absent on an
    * embedded store: sessions are then files in the project (`.switchboard/sessions/`), as users `tail -f` them.

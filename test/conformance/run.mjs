@@ -72,6 +72,35 @@ for (const scenario of CLIENT_SCENARIOS)
     client: scenario,
   });
 
+// The client auth legs: the 14 scenarios of the suite's auth suite (`conformance client --suite auth`), judged
+// against Switchboard's upstream login — the driver runs `switchboard mcp login` and follows the URL it prints.
+// One scenario per leg, in turn: the suite's own `--suite auth` starts all 14 at once, each with a hub and the CLI,
+// which on two cores runs past any sensible timeout.
+const AUTH_SCENARIOS = [
+  'metadata-default',
+  'metadata-var1',
+  'metadata-var2',
+  'metadata-var3',
+  'basic-cimd',
+  'scope-from-www-authenticate',
+  'scope-from-scopes-supported',
+  'scope-omitted-when-undefined',
+  'scope-step-up',
+  'scope-retry-limit',
+  'token-endpoint-auth-basic',
+  'token-endpoint-auth-post',
+  'token-endpoint-auth-none',
+  'pre-registration',
+];
+for (const scenario of AUTH_SCENARIOS)
+  LEGS.push({
+    name: `conformance 0.2.0-alpha.12 client auth/${scenario}`,
+    pkg: '@modelcontextprotocol/conformance@0.2.0-alpha.12',
+    client: `auth/${scenario}`,
+    args: ['--scenario', `auth/${scenario}`, '--timeout', '120000'],
+    baseline: 'expected-failures.client-auth.yaml',
+  });
+
 /** Start the server and resolve with its base URL once the banner names it. */
 function startServer(dir) {
   const child = spawn(
@@ -158,8 +187,8 @@ function runLeg(leg, url) {
       'client',
       '--command',
       `${process.execPath} ${join(HERE, 'upstream-client.mjs')}`,
-      '--scenario',
-      leg.client,
+      ...(leg.args ?? ['--scenario', leg.client]),
+      ...(leg.baseline ? ['--expected-failures', join(HERE, leg.baseline)] : []),
     ]);
   return conformance(leg.pkg, [
     'server',
@@ -182,7 +211,7 @@ async function scoredScenarios(leg) {
 /** Scenario and check counts from the suite's SUMMARY block (a client leg prints one `Passed: x/y` line). */
 function summarize(text) {
   const client = /Passed: (\d+)\/(\d+), (\d+) failed, (\d+) warnings/.exec(text);
-  if (!text.includes('=== SUMMARY ===') && client)
+  if (!text.includes('SUMMARY ===') && client)
     return {
       scenarios: [
         { ok: /OVERALL: PASSED/.test(text), name: 'client', passed: Number(client[1]), failed: Number(client[3]) },
@@ -191,7 +220,8 @@ function summarize(text) {
       passed: Number(client[1]),
       failed: Number(client[3]) + Number(client[4]),
     };
-  const summary = text.slice(text.lastIndexOf('=== SUMMARY ==='));
+  // `=== SUMMARY ===` (server suites) or `=== SUITE SUMMARY ===` (a client suite).
+  const summary = text.slice(text.lastIndexOf('SUMMARY ==='));
   const scenarios = [...summary.matchAll(/^([✓✗])\s+(\S+):\s+(\d+) passed, (\d+) failed/gmu)].map((m) => ({
     ok: m[1] === '✓',
     name: m[2],
@@ -237,7 +267,9 @@ try {
       if (mine.length !== names.size) scored += ` (only ${mine.length} of them ran)`;
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    const ok = run.code === 0 && s.passed !== undefined && (!leg.client || (s.failed === 0 && s.passed > 0));
+    // A single client scenario has no baseline: every check must pass. A leg with a baseline has the suite's verdict.
+    const ok =
+      run.code === 0 && s.passed !== undefined && (!leg.client || leg.baseline || (s.failed === 0 && s.passed > 0));
     const verdict = ok ? 'OK' : run.timedOut ? 'TIMED OUT' : `FAILED (exit ${run.code})`;
     console.log(
       `${leg.name}: ${s.passed ?? '?'} passed, ${s.failed ?? '?'} failed` +

@@ -6,7 +6,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
-// @ts-expect-error oidc-provider ships no types; the test uses a small, stable part of its API.
 import Provider from 'oidc-provider';
 
 /** The scopes the authorization server knows for every resource. */
@@ -150,7 +149,7 @@ function build(issuer: string, keys: SigningKey[]): any {
     },
     ttl: { ClientCredentials: 600 },
   });
-  provider.on('server_error', (_ctx: unknown, err: Error) => console.error('oidc-provider server_error', err));
+  provider.on('server_error', (_ctx: unknown, err: unknown) => console.error('oidc-provider server_error', err));
   return provider;
 }
 

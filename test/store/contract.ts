@@ -731,6 +731,57 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
       });
     });
 
+    describe('oauth logins', () => {
+      const login = (server: string, principal: string, extra: object = {}) => ({
+        server,
+        principal,
+        sealed: `v1.${server}-${principal}`,
+        state: 'active' as const,
+        scope: 'read',
+        expiresAt: '2030-01-01T00:00:00.000Z',
+        ...extra,
+      });
+
+      it('puts, gets, replaces, lists in order and deletes one or all of a server', async () => {
+        expect(await store.oauthLogins.get('notes', 'local')).toBeUndefined();
+        const first = await store.oauthLogins.put(login('notes', 'local'));
+        expect(first).toMatchObject({ state: 'active', reason: null, requiredScope: null, scope: 'read' });
+        expect(Date.parse(first.updatedAt)).not.toBeNaN();
+        await store.oauthLogins.put(login('notes', 'bob'));
+        await store.oauthLogins.put(login('alpha', 'local'));
+        await store.oauthLogins.put(
+          login('notes', 'local', { state: 'login_required', reason: 'refresh failed', requiredScope: 'read write' }),
+        );
+        expect(await store.oauthLogins.get('notes', 'local')).toMatchObject({
+          state: 'login_required',
+          reason: 'refresh failed',
+          requiredScope: 'read write',
+        });
+        expect((await store.oauthLogins.list()).map((l) => `${l.server}/${l.principal}`)).toEqual([
+          'alpha/local',
+          'notes/bob',
+          'notes/local',
+        ]);
+        expect((await store.oauthLogins.list('notes')).map((l) => l.principal)).toEqual(['bob', 'local']);
+        expect(await store.oauthLogins.delete('notes', 'bob')).toBe(1);
+        expect(await store.oauthLogins.delete('notes', 'bob')).toBe(0);
+        await store.oauthLogins.put(login('notes', 'carol'));
+        expect(await store.oauthLogins.delete('notes')).toBe(2);
+        expect((await store.oauthLogins.list()).map((l) => l.server)).toEqual(['alpha']);
+      });
+
+      it('refuses a record that is not sealed or names no server, naming the field', async () => {
+        await expect(
+          store.oauthLogins.put(login('notes', 'local', { sealed: '{"access_token":"x"}' })),
+        ).rejects.toThrow(/sealed must be sealed text/);
+        await expect(store.oauthLogins.put(login('no spaces', 'local'))).rejects.toThrow(/server must be 1-64/);
+        await expect(store.oauthLogins.put(login('notes', 'local', { state: 'maybe' }))).rejects.toThrow(
+          /state must be one of active, login_required/,
+        );
+        expect(await store.oauthLogins.list()).toEqual([]);
+      });
+    });
+
     describe('tokens', () => {
       /** A distinct, well-formed lowercase hex SHA-256 per seed. */
       const hash = (seed: number | string) =>

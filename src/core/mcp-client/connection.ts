@@ -5,6 +5,7 @@
 import {
   Client,
   type GetPromptResult,
+  InsufficientScopeError,
   type Prompt,
   type ReadResourceResult,
   type Resource,
@@ -19,6 +20,7 @@ import { SwitchboardError } from '../errors.ts';
 import { paramHeadersOf, paramHeaderValues } from '../mcp-param-headers.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
+import type { OAuthSession } from './oauth/session.ts';
 import type { ResolvedServer } from './server-spec.ts';
 import { callError, describeConnectError, isSessionGone, openTransport } from './upstream-edges.ts';
 
@@ -32,7 +34,7 @@ export interface Catalog {
   listedAt: string;
 }
 
-export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'stopped';
+export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped';
 
 export interface ConnectionEvents {
   /** A fresh listing arrived (first connect, reconnect, or a list_changed from the server). */
@@ -53,6 +55,8 @@ export interface CallOptions {
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const STABLE_MS = 60_000;
+/** While a login is required, the store is read this often for a new one (`mcp login` from another process). */
+const LOGIN_POLL_MS = 2_000;
 /** The SDK's own per-request timer is disabled for tool calls: the pipeline's timeout (reset by progress) rules. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
@@ -94,6 +98,8 @@ export class UpstreamConnection {
     readonly server: ResolvedServer,
     private readonly logger: Logger,
     private readonly events: ConnectionEvents,
+    /** The OAuth login this connection uses (a remote server with `[servers.oauth]`). */
+    readonly oauth?: OAuthSession,
   ) {}
 
   get name(): string {
@@ -119,6 +125,7 @@ export class UpstreamConnection {
         breaker: 'upstream-down',
       });
     if (this.status === 'failed') throw this.unavailable();
+    if (this.status === 'login_required' && this.oauth) throw this.oauth.loginRequired();
     await new Promise<void>((resolve) => {
       let unwatch: (() => void) | undefined;
       const done = () => {
@@ -134,6 +141,7 @@ export class UpstreamConnection {
     });
     if (cancel?.aborted) throw cancel.reason ?? new SwitchboardError('CANCELLED', 'The call was cancelled.');
     if (this.client && this.status === 'connected') return this.client;
+    if (this.status === 'login_required' && this.oauth) throw this.oauth.loginRequired();
     throw this.unavailable();
   }
 
@@ -218,6 +226,7 @@ export class UpstreamConnection {
     try {
       return await run(client);
     } catch (err) {
+      if (this.oauth) await this.authFailure(err, client);
       if (isSessionGone(err) && !cancel.aborted) {
         this.logger.info({ server: this.name }, 'upstream session expired (404); re-initializing');
         await this.reconnectNow(client);
@@ -228,6 +237,33 @@ export class UpstreamConnection {
         }
       }
       throw callError(err, cancel, request, this.server);
+    }
+  }
+
+  /**
+   * A call the server refused for its login: a 403 asking for a wider scope is remembered for the next login and
+   * said so; a login that could not be renewed takes the connection to `login_required` until someone logs in.
+   */
+  private async authFailure(err: unknown, client: Client): Promise<void> {
+    const oauth = this.oauth as OAuthSession;
+    if (err instanceof InsufficientScopeError) {
+      const scope = await oauth.requireScope(err.requiredScope ?? '');
+      const command = oauth.loginRequired().details?.command as string;
+      throw new SwitchboardError(
+        'FORBIDDEN',
+        `Upstream server '${this.name}' needs a wider scope for this call: '${err.requiredScope ?? '(unnamed)'}'. The next login asks for '${scope}'; run: ${command}`,
+        { server: this.name, requiredScope: scope, command },
+      );
+    }
+    if (err instanceof SwitchboardError && err.details?.loginRequired) {
+      if (this.client === client) {
+        this.client = undefined;
+        this.lastError = err.message;
+        this.setStatus('login_required');
+        await client.close().catch(() => {});
+        this.watchLogin();
+      }
+      throw err;
     }
   }
 
@@ -284,7 +320,8 @@ export class UpstreamConnection {
         );
       return (await caller.sample(request.params as Record<string, unknown>)) as never;
     });
-    const transport = openTransport(this.server, this.logger);
+    if (this.oauth && !(await this.loggedIn())) return;
+    const transport = openTransport(this.server, this.logger, this.oauth);
     const started = performance.now();
     try {
       await client.connect(transport, { timeout: this.server.startupTimeoutMs });
@@ -309,11 +346,73 @@ export class UpstreamConnection {
       this.events.catalog(this);
     } catch (err) {
       await client.close().catch(() => {});
+      if (
+        this.oauth &&
+        (err instanceof InsufficientScopeError || (err instanceof SwitchboardError && err.details?.loginRequired))
+      ) {
+        // Even listing needs more than the login granted (403 insufficient_scope): the next login asks for it.
+        this.lastError =
+          err instanceof InsufficientScopeError
+            ? `${this.oauth.loginRequired().message.replace(/ \(.*\)\. Run:/, ` with a wider scope ('${await this.oauth.requireScope(err.requiredScope ?? '')}'). Run:`)}`
+            : err.message;
+        this.setStatus('login_required');
+        this.watchLogin();
+        return;
+      }
       this.lastError = describeConnectError(err, this.server);
       this.logger.warn({ server: this.name, err: this.lastError }, 'upstream server failed to connect');
       this.setStatus('failed');
       this.scheduleRetry();
     }
+  }
+
+  /** Read the login from the store; without tokens the connection waits for one instead of asking the server. */
+  private async loggedIn(): Promise<boolean> {
+    const oauth = this.oauth as OAuthSession;
+    try {
+      await oauth.load();
+    } catch (err) {
+      this.lastError = (err as Error).message;
+      this.logger.warn({ server: this.name, err: this.lastError }, 'upstream login could not be read');
+      this.setStatus('failed');
+      this.scheduleRetry();
+      return false;
+    }
+    if (oauth.hasTokens() && oauth.login?.state !== 'login_required') return true;
+    this.lastError = oauth.loginRequired().message;
+    this.setStatus('login_required');
+    this.watchLogin();
+    return false;
+  }
+
+  /** Poll the store for a new login (written by `mcp login`, perhaps in another process) and connect with it. */
+  private watchLogin(): void {
+    if (this.stopping || this.retryTimer || !this.oauth) return;
+    const seen = this.oauth.login?.updatedAt;
+    const poll = () => {
+      this.retryTimer = setTimeout(async () => {
+        const now = await this.oauth?.load().catch(() => undefined);
+        if (this.stopping) return;
+        if (now && now.updatedAt !== seen && now.state === 'active') {
+          this.retryTimer = undefined;
+          this.start();
+        } else poll();
+      }, LOGIN_POLL_MS);
+      this.retryTimer.unref();
+    };
+    poll();
+  }
+
+  /** Connect again at once (after a login in this process), instead of at the next poll. */
+  relogin(): void {
+    if (this.status !== 'login_required') {
+      // Connected: the next request uses the new login's tokens (a wider scope, another account).
+      void this.oauth?.load().catch(() => undefined);
+      return;
+    }
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+    this.start();
   }
 
   private newest(can: (c: ClientChannel) => unknown): ClientChannel | undefined {

@@ -3,6 +3,17 @@
 
 export type UpstreamTransport = 'stdio' | 'http' | 'sse';
 
+/** A remote server's OAuth login settings, variables expanded (`[servers.oauth]`). */
+export interface ResolvedOAuth {
+  clientId?: string;
+  clientSecret?: string;
+  scopes: string[];
+  /** One login for every caller; otherwise one per principal. */
+  shared: boolean;
+  clientMetadataUrl?: string;
+  clientName: string;
+}
+
 export interface ResolvedServer {
   name: string;
   transport: UpstreamTransport;
@@ -20,6 +31,8 @@ export interface ResolvedServer {
   allow: string[];
   deny: string[];
   roles: string[];
+  /** Present when the server logs in with OAuth. */
+  oauth?: ResolvedOAuth;
   /** Changes whenever anything that affects the connection or the catalog changes. */
   fingerprint: string;
 }

@@ -1,6 +1,7 @@
 // An upstream server's two edges, apart from the connection's lifecycle (connection.ts): the SDK transport that
 // reaches it, and the SwitchboardError a failed connect or request becomes, in words a caller can act on.
 import {
+  type OAuthClientProvider,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
@@ -17,8 +18,12 @@ import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-t
 /** The longest stderr line of a stdio server that is logged. */
 const STDERR_LINE_MAX = 2000;
 
-/** The SDK transport for a server; a stdio child's stderr goes to the log, line by line and capped. */
-export function openTransport(s: ResolvedServer, logger: Logger): Transport {
+/**
+ * The SDK transport for a server; a stdio child's stderr goes to the log, line by line and capped. A server that
+ * logs in with OAuth gets its login as the transport's provider; a 403 asking for a wider scope is thrown to us
+ * (`onInsufficientScope: 'throw'`), since only a person can grant it.
+ */
+export function openTransport(s: ResolvedServer, logger: Logger, authProvider?: OAuthClientProvider): Transport {
   if (s.transport === 'stdio') {
     const t = new BatchingStdioClientTransport({
       name: s.name,
@@ -41,9 +46,10 @@ export function openTransport(s: ResolvedServer, logger: Logger): Transport {
   }
   const url = new URL(s.url as string);
   const requestInit = { headers: s.headers };
+  const oauth = authProvider ? { authProvider } : {};
   return s.transport === 'sse'
-    ? new SSEClientTransport(url, { requestInit })
-    : new StreamableHTTPClientTransport(url, { requestInit });
+    ? new SSEClientTransport(url, { requestInit, ...oauth })
+    : new StreamableHTTPClientTransport(url, { requestInit, ...oauth, onInsufficientScope: 'throw' });
 }
 
 /**

@@ -5,8 +5,11 @@ import { z } from 'zod';
 import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { mcpResult } from '../../core/capability.ts';
+import type { Principal } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { type Catalog, UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import { loadSealingKey, type SealingKey } from '../../core/mcp-client/oauth/sealed.ts';
+import { loginKey, OAuthSession } from '../../core/mcp-client/oauth/session.ts';
 import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
 import { displayFields, type ResourceContents } from '../../core/resource.ts';
 import { Breakers } from '../../policy/breaker.ts';
@@ -22,7 +25,7 @@ const PassThroughInput = z.looseObject({});
 export interface UpstreamView {
   name: string;
   transport?: string;
-  status: 'connecting' | 'connected' | 'failed' | 'stopped' | 'disabled' | 'invalid';
+  status: 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped' | 'disabled' | 'invalid';
   error?: string;
   tools: number;
   /** True while the tools shown come from the cache of an earlier run (not yet listed by this process). */
@@ -43,6 +46,12 @@ interface CachedCatalog {
 
 export class UpstreamManager {
   private readonly connections = new Map<string, UpstreamConnection>();
+  /**
+   * A per-user OAuth server's connections for callers other than the local one, by server then login key: each
+   * sends only its own principal's token (docs/decisions.md, "Upstream OAuth").
+   */
+  private readonly perPrincipal = new Map<string, Map<string, UpstreamConnection>>();
+  private sealingKey?: SealingKey;
   /** Servers that are configured but cannot run: disabled, or a config error (a missing variable). */
   private readonly inactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
   /** Catalogs from the store, shown until the live server lists its own. */
@@ -96,7 +105,7 @@ export class UpstreamManager {
       }
       this.connections.delete(name);
       this.cached.delete(name);
-      stops.push(conn.stop());
+      stops.push(conn.stop(), ...this.stopPooled(name));
     }
     this.inactive.clear();
     for (const [k, v] of nextInactive) this.inactive.set(k, v);
@@ -107,10 +116,20 @@ export class UpstreamManager {
         .get<CachedCatalog>(CACHE_NAMESPACE, server.name)
         .catch(() => undefined);
       if (cache && cache.value.fingerprint === server.fingerprint) this.cached.set(server.name, cache.value.catalog);
-      const conn = new UpstreamConnection(server, this.services.logger, {
-        catalog: (c) => this.onCatalog(c),
-        status: (c) => this.onStatus(c),
-      });
+      let session: OAuthSession | undefined;
+      try {
+        session = server.oauth ? this.session(server, server.oauth.shared ? '*' : 'local') : undefined;
+      } catch (err) {
+        this.inactive.set(server.name, { status: 'invalid', error: (err as Error).message });
+        this.services.logger.error({ server: server.name }, (err as Error).message);
+        continue;
+      }
+      const conn = new UpstreamConnection(
+        server,
+        this.services.logger,
+        { catalog: (c) => this.onCatalog(c), status: (c) => this.onStatus(c) },
+        session,
+      );
       this.connections.set(server.name, conn);
       started.push(conn);
     }
@@ -128,6 +147,69 @@ export class UpstreamManager {
     this.uncachedRound = this.uncachedRound
       ? Promise.all([this.uncachedRound, uncached]).then(() => undefined)
       : uncached;
+  }
+
+  /** The login of `server` for `key`, sealed with the key kept outside the store (read once, on first need). */
+  private session(server: ResolvedServer, key: string): OAuthSession {
+    this.sealingKey ??= loadSealingKey(this.ctx.env);
+    return new OAuthSession({
+      server,
+      key,
+      store: this.services.store.oauthLogins,
+      sealingKey: this.sealingKey as SealingKey,
+      mode: { kind: 'hub' },
+    });
+  }
+
+  /**
+   * The connection a caller's request goes through: a per-user OAuth server's caller other than the local person
+   * gets a connection with their own login (made on first use); everyone else shares the server's connection.
+   */
+  private connectionFor(name: string, principal: Principal | undefined): UpstreamConnection {
+    const primary = this.connection(name);
+    const oauth = primary.server.oauth;
+    if (!oauth || oauth.shared || !principal) return primary;
+    const key = loginKey(principal, false);
+    if (key === 'local') return primary;
+    let pool = this.perPrincipal.get(name);
+    if (!pool) {
+      pool = new Map();
+      this.perPrincipal.set(name, pool);
+    }
+    let conn = pool.get(key);
+    if (!conn) {
+      conn = new UpstreamConnection(
+        primary.server,
+        this.services.logger,
+        {
+          // A server nobody local logged in to is listed by the first caller who did.
+          catalog: (c) => {
+            if (this.connections.get(name) !== primary || primary.catalog || !c.catalog) return;
+            this.cached.set(name, c.catalog);
+            this.rebuild();
+          },
+          status: () => {},
+        },
+        this.session(primary.server, key),
+      );
+      pool.set(key, conn);
+      conn.start();
+    }
+    return conn;
+  }
+
+  private stopPooled(name: string): Promise<void>[] {
+    const pool = this.perPrincipal.get(name);
+    this.perPrincipal.delete(name);
+    return [...(pool?.values() ?? [])].map((c) => c.stop());
+  }
+
+  /** After `mcp login` in this process: connect the login's connection now instead of at its next poll. */
+  relogin(name: string, key: string): void {
+    const primary = this.connections.get(name);
+    if (!primary) return;
+    const conn = primary.oauth?.key === key ? primary : this.perPrincipal.get(name)?.get(key);
+    conn?.relogin();
   }
 
   private onCatalog(conn: UpstreamConnection): void {
@@ -219,7 +301,7 @@ export class UpstreamManager {
         ...displayFields(resource),
         ...(roles ? { roles } : {}),
         source,
-        read: async (ctx) => this.readResource(conn.name, resource.uri, ctx.signal),
+        read: async (ctx) => this.readResource(conn.name, resource.uri, ctx.signal, ctx.principal),
       });
     }
     for (const template of catalog.resourceTemplates) {
@@ -230,7 +312,7 @@ export class UpstreamManager {
         ...displayFields(template),
         ...(roles ? { roles } : {}),
         source,
-        read: async (uri, _vars, ctx) => this.readResource(conn.name, uri, ctx.signal),
+        read: async (uri, _vars, ctx) => this.readResource(conn.name, uri, ctx.signal, ctx.principal),
         complete: (variable, value) =>
           this.connection(conn.name).complete(
             { ref: { type: 'ref/resource', uri: template.uriTemplate }, argument: { name: variable, value } },
@@ -254,7 +336,10 @@ export class UpstreamManager {
         source,
         get: async (args, ctx) =>
           mcpResult(
-            (await this.connection(conn.name).getPrompt(prompt.name, args, ctx.signal)) as Record<string, unknown>,
+            (await this.connectionFor(conn.name, ctx.principal).getPrompt(prompt.name, args, ctx.signal)) as Record<
+              string,
+              unknown
+            >,
           ),
         complete: (argument, value) =>
           this.connection(conn.name).complete(
@@ -277,7 +362,7 @@ export class UpstreamManager {
     args: Record<string, unknown>,
     ctx: Parameters<Parameters<UpstreamManager['services']['registry']['add']>[0]['handle']>[1],
   ) {
-    const conn = this.connection(server);
+    const conn = this.connectionFor(server, ctx.principal);
     const policy = this.breakerPolicy();
     const key = `upstream:${server}`;
     const admission = this.breakers.admit(key, policy);
@@ -313,8 +398,13 @@ export class UpstreamManager {
     }
   }
 
-  private async readResource(server: string, uri: string, signal: AbortSignal): Promise<ResourceContents[]> {
-    const result = await this.connection(server).readResource(uri, signal);
+  private async readResource(
+    server: string,
+    uri: string,
+    signal: AbortSignal,
+    principal?: Principal,
+  ): Promise<ResourceContents[]> {
+    const result = await this.connectionFor(server, principal).readResource(uri, signal);
     return result.contents as ResourceContents[];
   }
 
@@ -365,8 +455,9 @@ export class UpstreamManager {
 
   async stop(): Promise<void> {
     const conns = [...this.connections.values()];
+    const pooled = [...this.perPrincipal.keys()].flatMap((name) => this.stopPooled(name));
     this.connections.clear();
-    await Promise.all(conns.map((c) => c.stop()));
+    await Promise.all([...conns.map((c) => c.stop()), ...pooled]);
     this.services.registry.batch(() => {
       for (const source of this.sources) this.services.registry.removeSource(source);
     });

@@ -58,6 +58,20 @@ export function resolveServer(
       allow: cfg.tools.allow,
       deny: cfg.tools.deny,
       roles: cfg.roles,
+      ...(cfg.oauth
+        ? {
+            oauth: {
+              ...(cfg.oauth.client_id ? { clientId: expand(cfg.oauth.client_id, 'oauth.client_id') } : {}),
+              ...(cfg.oauth.client_secret
+                ? { clientSecret: expand(cfg.oauth.client_secret, 'oauth.client_secret') }
+                : {}),
+              scopes: cfg.oauth.scopes,
+              shared: cfg.oauth.shared,
+              ...(cfg.oauth.client_metadata_url ? { clientMetadataUrl: cfg.oauth.client_metadata_url } : {}),
+              clientName: cfg.oauth.client_name,
+            },
+          }
+        : {}),
       fingerprint: '',
     };
     server.fingerprint = createHash('sha256').update(JSON.stringify(server)).digest('hex').slice(0, 16);

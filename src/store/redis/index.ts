@@ -12,6 +12,7 @@ import type {
   EventLog,
   HookStore,
   InstanceStore,
+  OAuthLoginStore,
   ScriptRunStore,
   SharedState,
   Store,
@@ -26,6 +27,7 @@ import { EVENT_SCRIPTS, type EventScripts, RedisEvents } from './events.ts';
 import { HOOK_SCRIPTS, type HookScripts, RedisHooks } from './hooks.ts';
 import { INSTANCE_SCRIPTS, type InstanceScripts, RedisInstances } from './instances.ts';
 import { LIMIT_SCRIPTS, type LimitScripts } from './limits.ts';
+import { RedisOAuthLogins } from './oauth-logins.ts';
 import { RedisScriptRuns, SCRIPT_RUN_SCRIPTS, type ScriptRunScripts } from './script-runs.ts';
 import { defineScripts } from './scripts.ts';
 import { RedisAgentSessions, SESSION_SCRIPTS, type SessionScripts } from './sessions.ts';
@@ -86,6 +88,7 @@ export class RedisStore implements Store {
   readonly tokens: TokenStore;
   readonly audit: AuditLog;
   readonly documents: DocumentStore;
+  readonly oauthLogins: OAuthLoginStore;
   readonly hooks: HookStore;
   readonly scriptRuns: ScriptRunStore;
   readonly agentSessions: AgentSessionStore;
@@ -107,6 +110,7 @@ export class RedisStore implements Store {
     this.tokens = new RedisTokens(client, prefix, io);
     this.audit = new RedisAudit(client, prefix, io);
     this.documents = new RedisDocuments(client, prefix, io);
+    this.oauthLogins = new RedisOAuthLogins(client, prefix, io);
     this.hooks = new RedisHooks(client, prefix, io);
     this.scriptRuns = new RedisScriptRuns(client, prefix, io);
     this.agentSessions = new RedisAgentSessions(client, prefix, io);

@@ -9,6 +9,7 @@ import type {
   EventLog,
   HookStore,
   InstanceStore,
+  OAuthLoginStore,
   ScriptRunStore,
   Store,
   TaskStore,
@@ -21,6 +22,7 @@ import { SqliteEvents } from './events.ts';
 import { SqliteHooks } from './hooks.ts';
 import { SqliteInstances } from './instances.ts';
 import { migrate } from './migrations.ts';
+import { SqliteOAuthLogins } from './oauth-logins.ts';
 import { SqliteScriptRuns } from './script-runs.ts';
 import { SqliteTasks } from './tasks.ts';
 import { SqliteTokens } from './tokens.ts';
@@ -46,6 +48,7 @@ export class SqliteStore implements Store {
   readonly tokens: TokenStore;
   readonly audit: AuditLog;
   readonly documents: DocumentStore;
+  readonly oauthLogins: OAuthLoginStore;
   readonly hooks: HookStore;
   readonly scriptRuns: ScriptRunStore;
   private readonly pingStmt: Statement;
@@ -63,6 +66,7 @@ export class SqliteStore implements Store {
     this.tokens = new SqliteTokens(db, live);
     this.audit = new SqliteAudit(db, live, file);
     this.documents = new SqliteDocuments(db, live);
+    this.oauthLogins = new SqliteOAuthLogins(db, live);
     this.hooks = new SqliteHooks(db, live);
     this.scriptRuns = new SqliteScriptRuns(db, live);
     this.pingStmt = db.prepare('SELECT 1 AS ok');

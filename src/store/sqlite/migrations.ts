@@ -242,6 +242,22 @@ export const MIGRATIONS: readonly Migration[] = [
   ALTER TABLE tokens ADD COLUMN profile TEXT
     CHECK (profile IS NULL OR (length(profile) BETWEEN 1 AND 64 AND profile NOT GLOB '*[^A-Za-z0-9_-]*'));
   `,
+  // 13: OAuth logins to upstream servers, one row per server × principal; the credentials are sealed by the hub
+  // (AES-256-GCM with a key kept outside the store), what people may read without the key stays in columns.
+  `
+  CREATE TABLE oauth_logins (
+    server         TEXT NOT NULL,
+    principal      TEXT NOT NULL,
+    sealed         TEXT NOT NULL,
+    state          TEXT NOT NULL CHECK (state IN ('active', 'login_required')),
+    reason         TEXT,
+    scope          TEXT,
+    required_scope TEXT,
+    expires_at     TEXT,
+    updated_at     TEXT NOT NULL,
+    PRIMARY KEY (server, principal)
+  ) STRICT, WITHOUT ROWID;
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */
