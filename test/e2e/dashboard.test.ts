@@ -1,0 +1,211 @@
+// The dashboard in a real browser (headless Chromium): serving /ui, the token login, live updates from the bus
+// within a second, the overview and the task board, and what a non-admin token does not see. Screenshots of each
+// page go to docs/screenshots/.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Browser, Page } from 'puppeteer-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, logIn, openPage, screenshot, show, whenLive } from '../helpers/browser.ts';
+import { type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { eventAfter } from '../helpers/sse.ts';
+
+const dir = tempProject();
+let server: HttpServerProcess;
+let browser: Browser;
+let admin: string;
+let agent: string;
+const pageErrors: string[] = [];
+
+async function createToken(name: string, roles: string): Promise<string> {
+  const out = await runCli(dir, ['token', 'create', name, '--roles', roles, '--json']);
+  expect(out.code, out.stderr).toBe(0);
+  return JSON.parse(out.stdout).token;
+}
+
+/** The official SDK client over Streamable HTTP with a token. */
+async function mcpClient(token: string): Promise<Client> {
+  const client = new Client({ name: 'dashboard-e2e', version: '1.0.0' });
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
+    }),
+  );
+  return client;
+}
+
+beforeAll(async () => {
+  mkdirSync(join(dir, '.switchboard'));
+  writeFileSync(join(dir, '.switchboard/config.toml'), '[system]\ninstance_ttl_ms = 3600000\n');
+  [admin, agent] = await Promise.all([createToken('ops', 'admin,agent'), createToken('worker', 'agent')]);
+  [server, browser] = await Promise.all([startHttpServer(dir), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('serving /ui', () => {
+  it('serves the page and hashed assets with their types, caching and compression, under the Host guard', async () => {
+    const page = await fetch(`${server.url}/ui`, { headers: { 'accept-encoding': 'br' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(page.headers.get('cache-control')).toBe('no-cache');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    const js = /src="(\/ui\/assets\/app-[\w]+\.js)"/.exec(html)?.[1];
+    const css = /href="(\/ui\/assets\/app-[\w]+\.css)"/.exec(html)?.[1];
+    expect(js && css).toBeTruthy();
+    const asset = await fetch(`${server.url}${js}`, { headers: { 'accept-encoding': 'gzip' } });
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('content-encoding')).toBe('gzip');
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await fetch(`${server.url}${css}`)).headers.get('content-type')).toBe('text/css; charset=utf-8');
+    // Deep links are the page too (the app routes in the browser); unknown assets are not.
+    expect((await fetch(`${server.url}/ui/tasks`)).headers.get('content-type')).toContain('text/html');
+    expect((await fetch(`${server.url}/ui/assets/nope.js`)).status).toBe(404);
+    expect((await fetch(`${server.url}/ui/assets/..%2fpackage.json`)).status).toBe(404);
+    // The DNS-rebinding guard covers the dashboard like every route (fetch cannot set Host: node:http can).
+    const rebound = await new Promise<number>((resolve, reject) => {
+      const url = new URL(server.url);
+      request({ host: url.hostname, port: url.port, path: '/ui', headers: { host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      })
+        .on('error', reject)
+        .end();
+    });
+    expect(rebound).toBe(403);
+    const foreign = await fetch(`${server.url}/v1/ui/session`, { headers: { origin: 'https://evil.example' } });
+    expect(foreign.status).toBe(403);
+  });
+
+  it('opens the event stream only with a fresh single-use ticket, never with the token in the URL', async () => {
+    expect((await fetch(`${server.url}/v1/ui/events`)).status).toBe(401);
+    expect((await fetch(`${server.url}/v1/ui/events?ticket=${admin}`)).status).toBe(401);
+    expect((await fetch(`${server.url}/v1/ui/ticket`, { method: 'POST' })).status).toBe(401);
+    const issued = await fetch(`${server.url}/v1/ui/ticket`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}` },
+    });
+    const { ticket } = await issued.json();
+    const controller = new AbortController();
+    const stream = await fetch(`${server.url}/v1/ui/events?ticket=${ticket}`, { signal: controller.signal });
+    expect(stream.status).toBe(200);
+    expect(stream.headers.get('content-type')).toBe('text/event-stream');
+    controller.abort();
+    expect((await fetch(`${server.url}/v1/ui/events?ticket=${ticket}`)).status).toBe(401);
+  });
+});
+
+describe('the dashboard in Chromium', () => {
+  let page: Page;
+  beforeAll(async () => {
+    page = await openPage(browser, pageErrors);
+  });
+  afterAll(() => expect(pageErrors).toEqual([]));
+
+  it('refuses a wrong token and logs in with a right one', async () => {
+    await page.goto(`${server.url}/ui`);
+    await page.waitForSelector('#token');
+    await screenshot(page, 'login');
+    await page.type('#token', 'sb_not_a_token');
+    await page.click('form button[type=submit]');
+    await page.waitForSelector('.login .error');
+    expect(await page.$eval('.login .error', (e) => e.textContent)).toContain('invalid');
+    await page.$eval('#token', (e) => {
+      (e as HTMLInputElement).value = '';
+    });
+    await logIn(page, server.url, admin);
+    expect(await page.$eval('header .who', (e) => e.textContent)).toContain('ops');
+    await whenLive(page);
+  });
+
+  it('shows the overview: health, task counts, instances and the call charts', async () => {
+    const client = await mcpClient(agent);
+    await client.callTool({ name: 'system__register', arguments: { instanceId: 'agent-7', roles: ['agent'] } });
+    await show(page, 'overview');
+    await page.waitForFunction(() => document.body.textContent?.includes('agent-7'));
+    await page.waitForSelector('.card .badge.s-healthy');
+    expect(await page.$$eval('.chart canvas', (c) => c.length)).toBeGreaterThanOrEqual(3);
+    await client.close();
+    await screenshot(page, 'overview');
+  });
+
+  it('shows a task created over MCP on the board within a second, then its detail with history and result', async () => {
+    await show(page, 'tasks');
+    await page.waitForSelector('.column[data-status="pending"] h2');
+    const client = await mcpClient(agent);
+    const created = await client.callTool({ name: 'task__create', arguments: { text: 'Write the release notes' } });
+    const id = (created.structuredContent as { id: string }).id;
+    const start = performance.now();
+    await page.waitForSelector(`.column[data-status="pending"] [data-task="${id}"]`, { timeout: 5_000 });
+    expect(performance.now() - start).toBeLessThan(1000);
+    // Claimed and completed by the agent: it moves across the board, live.
+    await client.callTool({ name: 'task__claim', arguments: { instanceId: 'agent-7' } });
+    await client.callTool({ name: 'task__start', arguments: { id } });
+    await page.waitForSelector(`.column[data-status="in_progress"] [data-task="${id}"]`, { timeout: 5_000 });
+    await screenshot(page, 'tasks');
+    await client.callTool({ name: 'task__complete', arguments: { id, result: { notes: 'v1.2 notes written' } } });
+    await page.waitForSelector(`.column[data-status="completed"] [data-task="${id}"]`, { timeout: 5_000 });
+    await page.click(`[data-task="${id}"] a`);
+    await page.waitForSelector(`article.detail[data-task="${id}"]`);
+    await page.waitForFunction(() => document.querySelectorAll('.history li').length >= 3);
+    const text = await page.$eval('article.detail', (e) => e.textContent ?? '');
+    expect(text).toContain('v1.2 notes written');
+    expect(text).toContain('create');
+    expect(text).toContain('complete');
+    await screenshot(page, 'task-detail');
+    await client.close();
+  });
+
+  it('fits a phone-width screen: the menu folds away, the board becomes one column', async () => {
+    await page.setViewport({ width: 390, height: 844 });
+    await show(page, 'tasks');
+    expect(await page.$eval('nav', (e) => getComputedStyle(e).display)).toBe('none');
+    await page.click('header .menu');
+    expect(await page.$eval('nav', (e) => getComputedStyle(e).display)).toBe('flex');
+    await page.click('header .menu');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await screenshot(page, 'tasks-phone');
+    await page.setViewport({ width: 1280, height: 800 });
+  });
+});
+
+describe('a token without admin', () => {
+  it('sees no admin views or actions', async () => {
+    const page = await openPage(browser, pageErrors);
+    await logIn(page, server.url, agent);
+    const views = await page.$$eval('nav a', (as) => as.map((a) => a.getAttribute('data-view')));
+    expect(views).not.toContain('audit');
+    expect(views).not.toContain('servers');
+    expect(await page.$eval('header .who', (e) => e.textContent)).not.toContain('admin');
+    await show(page, 'tasks');
+    await page.evaluate(() => {
+      location.hash = '#/servers';
+    });
+    // An admin view named in the URL falls back to the overview.
+    await page.waitForSelector('main#view[data-view="overview"]');
+    await page.close();
+  });
+
+  it("gets its own calls on the stream, not another principal's", async () => {
+    const ticket = await fetch(`${server.url}/v1/ui/ticket`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}` },
+    }).then((r) => r.json());
+    const callAs = (token: string, name: string) =>
+      fetch(`${server.url}/v1/tools/${name}`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    const { event } = await eventAfter(
+      `${server.url}/v1/ui/events?ticket=${ticket.ticket}`,
+      async () => {
+        await callAs(admin, 'system.health');
+        await callAs(agent, 'task.list');
+      },
+      (e) => e.type === 'call',
+    );
+    expect(event).toMatchObject({ principal: 'worker', name: 'task.list' });
+  });
+});

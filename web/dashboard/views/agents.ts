@@ -1,0 +1,5 @@
+import { html } from '../html.ts';
+
+export function Agents() {
+  return html`<h1>Agents</h1>`;
+}

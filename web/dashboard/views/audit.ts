@@ -1,0 +1,5 @@
+import { html } from '../html.ts';
+
+export function Audit() {
+  return html`<h1>Audit</h1>`;
+}

@@ -1,0 +1,5 @@
+import { html } from '../html.ts';
+
+export function Scripts() {
+  return html`<h1>Scripts</h1>`;
+}
