@@ -23,3 +23,33 @@ export function Json({ value }: { value: unknown }) {
 export function Loading() {
   return html`<p class="muted">Loading…</p>`;
 }
+
+/** One entry of a master list (sessions, runs): opens `#/view/id`, marked while it is the one shown. */
+export function Pick({
+  view,
+  id,
+  selected,
+  attr,
+  title,
+  status,
+  detail,
+}: {
+  view: string;
+  id: string;
+  selected: string | undefined;
+  /** The data attribute tests and styles find it by (`data-session`). */
+  attr: string;
+  title: string;
+  status?: string;
+  detail: unknown;
+}) {
+  const open = () => {
+    location.hash = `#/${view}/${encodeURIComponent(id)}`;
+  };
+  return html`<li>
+    <button class=${`item ${id === selected ? 'active' : ''}`} ...${{ [attr]: id }} onClick=${open}>
+      <span><strong>${title}</strong> ${status ? html`<${Badge} status=${status} />` : null}</span>
+      <span class="muted">${detail}</span>
+    </button>
+  </li>`;
+}
