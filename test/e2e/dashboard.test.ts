@@ -7,9 +7,12 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { Browser, Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openProjectStore } from '../../src/hub.ts';
+import { auditRecord } from '../helpers/audit.ts';
 import { launchBrowser, logIn, openPage, screenshot, show, whenLive } from '../helpers/browser.ts';
-import { type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { type HttpServerProcess, ROOT, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { eventAfter } from '../helpers/sse.ts';
+import { until } from '../helpers/until.ts';
 
 const dir = tempProject();
 let server: HttpServerProcess;
@@ -37,8 +40,19 @@ async function mcpClient(token: string): Promise<Client> {
 
 beforeAll(async () => {
   mkdirSync(join(dir, '.switchboard'));
-  writeFileSync(join(dir, '.switchboard/config.toml'), '[system]\ninstance_ttl_ms = 3600000\n');
+  const fixture = join(ROOT, 'test/fixtures/upstream/fixture-server.mjs');
+  writeFileSync(
+    join(dir, '.switchboard/config.toml'),
+    `[system]\ninstance_ttl_ms = 3600000\n\n[[servers]]\nname = "fx"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(fixture)}]\nenv = { FIXTURE_NAME = "fx" }\n`,
+  );
   [admin, agent] = await Promise.all([createToken('ops', 'admin,agent'), createToken('worker', 'agent')]);
+  // 100,000 audit records for the paging test, written before the server opens the store.
+  const store = await openProjectStore(dir);
+  for (let batch = 0; batch < 20; batch++)
+    await store.audit.appendMany(
+      Array.from({ length: 5000 }, (_, i) => auditRecord(batch * 5000 + i, { principal: `bulk-${i % 10}` })),
+    );
+  await store.close();
   [server, browser] = await Promise.all([startHttpServer(dir), launchBrowser()]);
 });
 afterAll(async () => {
@@ -160,6 +174,84 @@ describe('the dashboard in Chromium', () => {
     await client.close();
   });
 
+  it('lists the catalog by source, searches it, shows a schema, and calls a tool from the generated form', async () => {
+    await show(page, 'catalog');
+    await page.waitForSelector('.group a[data-tool="task__create"]');
+    await page.type('input.search', 'release notes');
+    await page.waitForFunction(() => !document.querySelector('.group a[data-tool="system__health"]'));
+    await page.$eval('input.search', (e) => {
+      (e as HTMLInputElement).value = '';
+    });
+    await page.type('input.search', 'task__create');
+    await page.click('.group a[data-tool="task__create"]');
+    await page.waitForSelector('form.tool-form[data-tool="task__create"]');
+    expect(await page.$eval('.panel[data-tool="task__create"]', (e) => e.textContent)).toContain('"priority"');
+    await page.type('form.tool-form input[name="text"]', 'Made from the dashboard');
+    await page.click('form.tool-form button[type=submit]');
+    await page.waitForFunction(() =>
+      document.querySelector('.result')?.textContent?.includes('Made from the dashboard'),
+    );
+    expect(await page.$eval('.result', (e) => e.textContent)).toContain('"status": "pending"');
+    await screenshot(page, 'catalog');
+  });
+
+  it('pages and filters 100,000 audit records on the server, a page at a time', async () => {
+    await show(page, 'audit');
+    await page.waitForSelector('table.audit tbody tr');
+    await page.type('.audit-filters input[name="principal"]', 'bulk-3');
+    const start = performance.now();
+    await page.click('.audit-filters button[type=submit]');
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll('table.audit tbody tr')].every((r) => r.textContent?.includes('bulk-3')),
+    );
+    expect(performance.now() - start).toBeLessThan(1000);
+    const first = await page.$$eval('table.audit tbody tr', (rows) => rows.map((r) => r.getAttribute('data-seq')));
+    expect(first).toHaveLength(50);
+    await page.click('.pager button.next');
+    await page.waitForFunction(
+      (seq) => !document.querySelector(`table.audit tbody tr[data-seq="${seq}"]`),
+      {},
+      first[0],
+    );
+    const second = await page.$$eval('table.audit tbody tr', (rows) =>
+      rows.map((r) => Number(r.getAttribute('data-seq'))),
+    );
+    expect(second).toHaveLength(50);
+    expect(Math.max(...second)).toBeLessThan(Math.min(...first.map(Number)));
+    // The live events below the table: a call shows up as it happens.
+    await fetch(`${server.url}/v1/tools/system.health`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${agent}` },
+    });
+    await page.waitForSelector('table.events tr[data-event="call"]');
+    await screenshot(page, 'audit');
+  });
+
+  it('restarts, disables and enables an upstream server, and creates and revokes a token', async () => {
+    await show(page, 'servers');
+    const row = 'table.servers tr[data-server="fx"]';
+    await page.waitForSelector(`${row} .badge.s-connected`);
+    const [disable] = await page.$$(`${row} button.danger`);
+    await disable.click();
+    await page.waitForSelector(`${row} .badge.s-disabled`);
+    await page.click(`${row} button`);
+    await page.waitForSelector(`${row} .badge.s-connected`);
+    await page.type('.token-form input[name="name"]', 'temp');
+    await page.type('.token-form input[name="roles"]', 'agent');
+    await page.click('.token-form button[type=submit]');
+    await page.waitForSelector('.new-token code');
+    const secret = await page.$eval('.new-token code', (e) => e.textContent ?? '');
+    expect(secret).toMatch(/^sb_/);
+    const whoami = () => fetch(`${server.url}/v1/ui/session`, { headers: { authorization: `Bearer ${secret}` } });
+    // The hub rereads the token set when it changed, at most every 100 ms.
+    await until(async () => (await whoami()).status === 200, { what: 'the new token to be accepted' });
+    await screenshot(page, 'servers');
+    page.once('dialog', (d) => void d.accept());
+    await page.click('tr[data-token="temp"] button.revoke');
+    await page.waitForFunction(() => !document.querySelector('tr[data-token="temp"]'));
+    await until(async () => (await whoami()).status === 401, { what: 'the revoked token to be refused' });
+  });
+
   it('fits a phone-width screen: the menu folds away, the board becomes one column', async () => {
     await page.setViewport({ width: 390, height: 844 });
     await show(page, 'tasks');
@@ -188,6 +280,11 @@ describe('a token without admin', () => {
     });
     // An admin view named in the URL falls back to the overview.
     await page.waitForSelector('main#view[data-view="overview"]');
+    // The catalog shows schemas, but no form to call a tool.
+    await show(page, 'catalog/task__list');
+    await page.waitForSelector('.panel[data-tool="task__list"]');
+    expect(await page.$('form.tool-form')).toBeNull();
+    expect(await page.$('.group a[data-tool="system__tokens"]')).toBeNull();
     await page.close();
   });
 

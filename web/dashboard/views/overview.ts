@@ -55,16 +55,18 @@ function Charts() {
   </section>`;
 }
 
-export function ServerTable({ servers }: { servers: any[] }) {
+/** The upstream servers; `actions` adds a column of buttons per server (the Servers view, for admins). */
+export function ServerTable({ servers, actions }: { servers: any[]; actions?: (server: any) => unknown }) {
   if (!servers.length) return html`<p class="muted">No upstream servers configured.</p>`;
   return html`<div class="scroll"><table class="servers">
-    <thead><tr><th>Server</th><th>Status</th><th>Tools</th><th>Round trip</th><th>Restarts</th><th>Last error</th></tr></thead>
+    <thead><tr><th>Server</th><th>Status</th><th>Tools</th><th>Round trip</th><th>Restarts</th><th>Last error</th>${actions ? html`<th></th>` : null}</tr></thead>
     <tbody>
       ${servers.map(
         (s) => html`<tr data-server=${s.name}>
           <td>${s.name}</td><td><${Badge} status=${s.status} /></td><td>${s.tools}${s.cached ? ' (cached)' : ''}</td>
           <td>${s.rttMs === undefined ? '—' : `${Math.round(s.rttMs)} ms`}</td><td>${s.restarts}</td>
           <td class="error-text">${s.error ?? ''}</td>
+          ${actions ? html`<td class="actions">${actions(s)}</td>` : null}
         </tr>`,
       )}
     </tbody>
