@@ -132,4 +132,9 @@ describe('the Scripts view', () => {
     );
     expect(pageErrors).toEqual([]);
   });
+
+  it('says which run or session is unknown', async () => {
+    await expect(post('script.runs', { run_id: 'run-nope' })).rejects.toThrow("No script run 'run-nope'");
+    await expect(post('session.transcript', { session_name: 'nope' })).rejects.toThrow('nope');
+  });
 });

@@ -97,6 +97,9 @@ describe('serving /ui', () => {
 
   it('opens the event stream only with a fresh single-use ticket, never with the token in the URL', async () => {
     expect((await fetch(`${server.url}/v1/ui/events`)).status).toBe(401);
+    const noId = await fetch(`${server.url}/v1/ui/task-history`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(noId.status).toBe(400);
+    expect((await noId.json()).error.message).toContain('?id=');
     expect((await fetch(`${server.url}/v1/ui/events?ticket=${admin}`)).status).toBe(401);
     expect((await fetch(`${server.url}/v1/ui/ticket`, { method: 'POST' })).status).toBe(401);
     const issued = await fetch(`${server.url}/v1/ui/ticket`, {
@@ -236,6 +239,21 @@ describe('the dashboard in Chromium', () => {
     await page.waitForSelector(`${row} .badge.s-disabled`);
     await page.click(`${row} button`);
     await page.waitForSelector(`${row} .badge.s-connected`);
+    // Bad input names what is wrong.
+    const servers = (body: unknown) =>
+      fetch(`${server.url}/v1/tools/system.servers`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, error: (await r.json()).error }));
+    expect(await servers({ action: 'restart' })).toMatchObject({
+      status: 400,
+      error: { message: expect.stringContaining("needs the server's name") },
+    });
+    expect(await servers({ action: 'disable', name: 'nope' })).toMatchObject({
+      status: 404,
+      error: { message: "No upstream server 'nope'. Configured: fx." },
+    });
     await page.type('.token-form input[name="name"]', 'temp');
     await page.type('.token-form input[name="roles"]', 'agent');
     await page.click('.token-form button[type=submit]');
