@@ -4,6 +4,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
+import { buildUi } from './build-ui.mjs';
 
 // Start clean: code-split chunk names change with content, stale ones would pile up.
 rmSync('dist', { recursive: true, force: true });
@@ -46,6 +47,9 @@ const esm = await build({
   metafile: true,
   logLevel: 'warning',
 });
+
+// The dashboard served at /ui: browser bundles with hashed names (scripts/build-ui.mjs).
+await buildUi();
 
 // The package entry (`import … from 'switchboard'`, bin/switchboard.js): in a process started from the snapshot
 // it is the running Switchboard, so handler modules share its Zod and classes; otherwise the ESM bundle.

@@ -111,6 +111,7 @@ function printBanner(cwd: string, base: string, tools: number, resources: number
     `${colour().bold('Switchboard')} ${version} — serving ${cwd}`,
     `  ${tools} tools, ${resources} resources`,
     '',
+    `  Dashboard              ${colour().cyan(`${base}/ui`)}`,
     `  MCP (Streamable HTTP)  ${colour().cyan(mcp)}`,
     `  REST                   ${base}/v1/tools   (OpenAPI: ${base}/v1/openapi.json)`,
     `  Live events (SSE)      ${base}/v1/events  (or: npx -y switchboard-mcp events tail --url ${base})`,

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
 import { effectiveProfile, knownProfiles } from '../core/profile.ts';
 import { openProjectStore } from '../hub.ts';
-import { generateToken, hashToken, parseDuration } from '../policy/tokens.ts';
+import { generateToken, hashToken, parseDuration, RESERVED_TOKEN_NAMES } from '../policy/tokens.ts';
 import { CliError, printJson } from './output.ts';
 import { table as makeTable } from './table.ts';
 
@@ -20,14 +20,12 @@ function parseRoles(text: string | undefined): string[] {
   return roles;
 }
 
-/** Names of built-in principals: a token may not borrow one (audit records and limits key on the name). */
-const RESERVED = new Set(['anonymous', 'stdio', 'cli', 'internal']);
-
 export async function tokenCreate(
   name: string,
   opts: { cwd: string; roles?: string; expires?: string; profile?: string; json?: boolean },
 ): Promise<void> {
-  if (RESERVED.has(name)) throw new CliError(`'${name}' names a built-in caller; choose another token name.`, 2);
+  if (RESERVED_TOKEN_NAMES.has(name))
+    throw new CliError(`'${name}' names a built-in caller; choose another token name.`, 2);
   const roles = parseRoles(opts.roles);
   if (opts.profile !== undefined) checkProfile(opts.cwd, opts.profile);
   const expiresAt = opts.expires ? new Date(Date.now() + parseDuration(opts.expires)).toISOString() : null;

@@ -10,6 +10,12 @@ import { Ring } from './events.ts';
 import { outwardEvent } from './redact.ts';
 import type { SharedBus } from './shared-bus.ts';
 
+/**
+ * Notifications that say where to re-read (a transcript grew, a script run moved on a step): the transcript and the
+ * run journal are the record, so these are not stored a second time, only streamed.
+ */
+const STREAMED_ONLY = new Set(['agent.transcript', 'script.changed']);
+
 export class EventHistory {
   private readonly calls: Ring<BusEvent>;
   private appended = 0;
@@ -40,7 +46,7 @@ export class EventHistory {
     // The log hears this instance's events only: each instance stores what it published (on Redis, other
     // instances' events are in the shared log and stream already).
     this.unsubscribe = (shared ? shared.subscribeLocal.bind(shared) : bus.subscribe.bind(bus))((event) => {
-      if (retain === 0) return;
+      if (retain === 0 || STREAMED_ONLY.has(event.type)) return;
       if (event.type === 'call') {
         if (!shared) this.calls.push(event);
         return;

@@ -7,6 +7,9 @@ import type { TokenRecord, TokenStore } from '../store/contract.ts';
 /** Every token Switchboard mints starts with this, so a leaked one is recognisable (secret scanners, logs). */
 export const TOKEN_PREFIX = 'sb_';
 
+/** Names of built-in principals: a token may not borrow one (audit records and limits key on the name). */
+export const RESERVED_TOKEN_NAMES = new Set(['anonymous', 'stdio', 'cli', 'internal']);
+
 /** Longer presented strings are refused without hashing: no real token is this long. */
 const MAX_PRESENTED_LENGTH = 1024;
 
@@ -52,7 +55,7 @@ export function verifyInSet(
 }
 
 /** Whether a token has expired at `now`; an unreadable expiry counts as expired (fails closed). */
-export function isExpired(record: TokenRecord, now: number = Date.now()): boolean {
+export function isExpired(record: Pick<TokenRecord, 'expiresAt'>, now: number = Date.now()): boolean {
   if (record.expiresAt === null) return false;
   const expires = Date.parse(record.expiresAt);
   return Number.isNaN(expires) || expires <= now;

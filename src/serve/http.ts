@@ -1,4 +1,5 @@
-// The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1) and probes.
+// The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1), the dashboard (/ui)
+// and probes.
 // Loopback only until authentication exists; every route answers through the one pipeline.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { MCP_METADATA_PATH, METADATA_PATH, oauthResourceFor } from '../policy/oa
 import type { Exposure } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { parseJson, readBody } from './body.ts';
+import { createDashboard } from './dashboard/routes.ts';
 import { createMcpHttp } from './mcp-http.ts';
 import { callTool, listTools, openApi, sendError, sendJson, streamEvents } from './rest.ts';
 
@@ -71,6 +73,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const maxBody = cfg.max_body_bytes;
   const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
   const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
+  const dashboard = createDashboard(hub);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = requestTarget(req.url ?? '/');
@@ -104,6 +107,8 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
       });
     }
+    // The dashboard's page (no data in it) and its ticketed event stream, under the same Host/Origin guard.
+    if (await dashboard.serveOpen(req, res, path)) return;
     const authn = await auth.authenticate(req, Boolean(mcpRoute));
     if (!authn.ok) {
       const headers: Record<string, string> = authn.challenge ? { 'www-authenticate': authn.challenge } : {};
@@ -156,6 +161,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       res.writeHead(200, { 'content-type': hub.metrics.contentType });
       return void res.end(text);
     }
+    if (await dashboard.serve(req, res, path, principal)) return;
     if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, await listTools(hub, principal));
     if (path === '/v1/openapi.json' && req.method === 'GET')
       return sendJson(res, 200, openApi(hub, principal), {}, { pretty: true });
@@ -179,7 +185,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     });
   }
 
-  // In-flight calls, for a graceful stop; long-lived streams (GET /mcp, /v1/events) are not counted.
+  // In-flight calls, for a graceful stop; long-lived streams (GET /mcp, /v1/events, /v1/ui/events) are not counted.
   let inFlight = 0;
   const server = createServer((req, res) => {
     if (req.method !== 'GET') {
@@ -225,6 +231,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       const deadline = Date.now() + graceMs;
       while (inFlight > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
       await mcp.close();
+      dashboard.close();
       server.closeAllConnections();
       await closed;
     },

@@ -102,8 +102,22 @@ export function openApi(hub: Hub, principal: Principal): unknown {
   return buildOpenApi(hub.services.registry, principal);
 }
 
+/** How a stream shows events, and what else it sends (the dashboard's stream: src/serve/dashboard/routes.ts). */
+export interface EventStreamOptions {
+  /** The event as this caller may see it, or undefined to skip it; default: every event, redacted. */
+  view?: (event: BusEvent) => BusEvent | undefined;
+  /** Called once the stream is open with a writer of named SSE events; returns its own clean-up. */
+  extra?: (send: (type: string, data: unknown) => void) => () => void;
+}
+
 /** Stream bus events as SSE. `?recent=N` first replays the last N stored events. */
-export async function streamEvents(hub: Hub, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function streamEvents(
+  hub: Hub,
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: EventStreamOptions = {},
+): Promise<void> {
+  const view = opts.view ?? outwardEvent;
   const url = new URL(req.url ?? '/', 'http://localhost');
   const recent = Math.min(1000, Math.max(0, Number(url.searchParams.get('recent') ?? 0) || 0));
   res.writeHead(200, {
@@ -113,14 +127,18 @@ export async function streamEvents(hub: Hub, req: IncomingMessage, res: ServerRe
     'x-accel-buffering': 'no',
   });
   res.write(': switchboard events\n\n');
+  const send = (type: string, data: unknown) => res.write(`event: ${type}\ndata: ${JSON.stringify(data)}\n\n`);
   const write = (event: BusEvent) => {
-    res.write(`event: ${event.type}\ndata: ${JSON.stringify(outwardEvent(event))}\n\n`);
+    const shown = view(event);
+    if (shown) send(event.type, shown);
   };
   if (recent) for (const { event } of await hub.services.store.events.recent(recent)) write(event);
   const unsubscribe = hub.services.bus.subscribe(write);
+  const stopExtra = opts.extra?.(send);
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   keepAlive.unref();
   await new Promise<void>((resolve) => res.on('close', resolve));
   clearInterval(keepAlive);
+  stopExtra?.();
   unsubscribe();
 }

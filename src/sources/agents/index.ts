@@ -23,6 +23,7 @@ import { agentStart } from './tools/agent-start.ts';
 import { agentStatus } from './tools/agent-status.ts';
 import { sessionClean } from './tools/session-clean.ts';
 import { sessionList } from './tools/session-list.ts';
+import { sessionTranscript } from './tools/session-transcript.ts';
 
 /** Report the agents feature, each provider, built-ins and shell to `system.capabilities`. */
 function reportFeatures(services: Services, rt: AgentRuntime): void {
@@ -87,6 +88,7 @@ export function agentCapabilities(rt: AgentRuntime): Capability[] {
     agentResult(rt),
     agentCancel(rt),
     sessionClean(rt),
+    sessionTranscript(rt),
   ] as Capability[];
 }
 

@@ -420,15 +420,28 @@ export class AgentRuntime {
     meta.status = 'running';
     delete meta.pending;
     // A transcript that cannot be written (the store went away) ends the turn: its history would have a gap.
-    const transcript = transcriptWriter(this.sessions, name, this.turns.owner, (err) => {
-      const info = toErrorInfo(err);
-      controller.abort(
-        new SwitchboardError(
-          info.code === 'CONFLICT' ? 'UNAVAILABLE' : info.code,
-          `Could not write the transcript: ${info.message}`,
-        ),
-      );
-    });
+    const transcript = transcriptWriter(
+      this.sessions,
+      name,
+      this.turns.owner,
+      (err) => {
+        const info = toErrorInfo(err);
+        controller.abort(
+          new SwitchboardError(
+            info.code === 'CONFLICT' ? 'UNAVAILABLE' : info.code,
+            `Could not write the transcript: ${info.message}`,
+          ),
+        );
+      },
+      // Watchers (the dashboard) read the new events with session.transcript once they are written.
+      (count) =>
+        this.deps.services.bus.publish({
+          type: 'agent.transcript',
+          session: name,
+          count,
+          at: new Date().toISOString(),
+        }),
+    );
     // An async turn reports to nobody, but its tools are still bounded by the caller who started it.
     const reporting: CallHooks = async ? { caller: hooks.caller } : hooks;
     const lock = { released: false };

@@ -24,6 +24,8 @@ export function transcriptWriter(
   name: string,
   holder: string,
   onError: (err: unknown) => void,
+  /** Told after each write, with how many events it added (the hub publishes `agent.transcript`). */
+  onWritten?: (count: number) => void,
 ): TranscriptWriter {
   let chain: Promise<void> = Promise.resolve();
   let failure: unknown;
@@ -34,6 +36,7 @@ export function transcriptWriter(
         if (failure !== undefined) return;
         try {
           await sessions.append(name, events, { holder });
+          onWritten?.(events.length);
         } catch (err) {
           failure = err;
           onError(err);

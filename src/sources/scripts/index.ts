@@ -16,6 +16,7 @@ import { scriptList } from './list.ts';
 import { ScriptPrompts } from './prompts.ts';
 import { listScripts, scriptClashes, scriptRoots } from './resolve.ts';
 import { ScriptRuns } from './runs.ts';
+import { scriptRuns } from './runs-tool.ts';
 import { scriptStart } from './start.ts';
 import { scriptStatus } from './status.ts';
 import { scriptWriteBundled } from './write-bundled.ts';
@@ -49,6 +50,7 @@ export function scriptCapabilities(deps: ScriptDeps): Capability[] {
     scriptStatus(deps),
     scriptList(deps),
     scriptWriteBundled(deps),
+    scriptRuns(deps),
   ] as unknown as Capability[];
 }
 
@@ -84,6 +86,7 @@ export const scriptsSource: Source = {
       projectDir,
       logger: services.logger,
       pythonEnv: childEnv,
+      changed: (run) => services.bus.publish({ type: 'script.changed', ...run, at: new Date().toISOString() }),
       runner: new LiveRunner({
         env: childEnv,
         stepTimeoutMs: config.step_timeout_ms,

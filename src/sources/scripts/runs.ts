@@ -9,6 +9,7 @@ import { hubInstanceId } from '../../core/hub-instance.ts';
 import type { ScriptRun, Store } from '../../store/contract.ts';
 import type { AutoRunner } from './auto-runner.ts';
 import type { EventSink, ScriptEvent } from './events.ts';
+import { frameLabel } from './executor.ts';
 import type { Answer } from './format.ts';
 import { ReplayCursor, ReplayMismatch, ReplayRunner, replayEvents } from './replay.ts';
 import type { ScriptRoots } from './resolve.ts';
@@ -29,6 +30,17 @@ export interface RunsOptions {
   logger: Logger;
   /** A cassette recorder (SWITCHBOARD_VCR_CASSETTE); it hears every run. */
   cassette?: EventSink;
+  /** Told when a run starts, moves on a step, or finishes (the hub publishes `script.changed`). */
+  changed?: (run: { id: string; status: 'running' | 'finished'; principal: string }) => void;
+}
+
+/** A run's stack and the step it waits on, as the dashboard shows them (docs/dashboard.md). */
+export interface RunView {
+  stack: { label: string; script: string; kind: 'compiled' | 'nl'; args: string; workingDir: string }[];
+  /** What the top frame waits on: the model (`llm`, with its prompt), the agent after a failure, or nothing. */
+  waiting: { kind: string; prompt?: string } | null;
+  /** True while a call is running its steps. */
+  busy: boolean;
 }
 
 export interface RunAnswer extends Answer {
@@ -98,6 +110,7 @@ export class ScriptRuns {
       try {
         await store.scriptRuns.append(id, [event as unknown as Record<string, unknown>]);
         if (run) run.entries++;
+        this.opts.changed?.({ id, status: 'running', principal });
       } catch (err) {
         logger.warn({ err, run: id }, 'script run journal append failed; this run cannot be continued after a restart');
       }
@@ -270,6 +283,7 @@ export class ScriptRuns {
       const name = typeof rest.name === 'string' ? rest.name : 'script';
       await this.opts.store.scriptRuns.create({ id, clientKey: key ?? `run:${id}`, principal, name });
       run = this.attach(id, principal, this.newSession(), 0);
+      this.opts.changed?.({ id, status: 'running', principal });
       if (key) this.clients.set(key, id);
     }
     const target = run;
@@ -309,8 +323,34 @@ export class ScriptRuns {
     for (const [k, id] of this.clients) if (id === run.id) this.clients.delete(k);
     return this.opts.store.scriptRuns
       .update(run.id, { status: 'finished' })
-      .then(() => {})
+      .then(() => this.opts.changed?.({ id: run.id, status: 'finished', principal: run.principal }))
       .catch((err) => this.opts.logger.warn({ err, run: run.id }, 'could not mark a script run finished'));
+  }
+
+  /** The stack of a run this process holds in memory; undefined for runs elsewhere (finished, idle, another hub). */
+  view(id: string): RunView | undefined {
+    const run = this.runs.get(id);
+    if (!run) return undefined;
+    const ex = run.session.executor;
+    const p = ex.pending();
+    return {
+      stack: ex.stack.map((f) => ({
+        label: frameLabel(f),
+        script: f.script.name,
+        kind: f.kind,
+        args: f.args,
+        workingDir: f.workingDir,
+      })),
+      waiting:
+        p.kind === 'none'
+          ? null
+          : p.kind === 'llm'
+            ? { kind: 'llm', prompt: p.step.prompt }
+            : p.kind === 'shell_failure'
+              ? { kind: 'shell_failure', prompt: `${p.failure.command} exited with ${p.failure.exit_code}` }
+              : { kind: p.kind },
+      busy: run.busy > 0,
+    };
   }
 
   private runningStatus(run: LiveRun): RunAnswer {

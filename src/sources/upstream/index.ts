@@ -1,8 +1,10 @@
 // The upstream source: every MCP server in `[[servers]]` aggregated as `server__tool`, kept in step with the
 // configuration while the hub runs, with one health entry summarising them.
 import { type Config, ServerSchema } from '../../config/schema.ts';
+import type { Capability } from '../../core/capability.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
 import type { UpstreamManager, UpstreamView } from './manager.ts';
+import { systemServers } from './servers-tool.ts';
 
 export interface RunningUpstream extends RunningSource {
   /** Present once a server was configured (the MCP client is loaded only then). */
@@ -14,6 +16,8 @@ export const upstreamSource: Source = {
   async start(ctx: SourceContext): Promise<RunningUpstream> {
     const { config, health, logger } = ctx.services;
     let manager: UpstreamManager | undefined;
+    /** Servers an operator disabled with system.servers, until enabled again (not written to the configuration). */
+    const disabled = new Set<string>();
     // A hub without upstream servers never loads the MCP client: stdio start-up stays lean.
     const apply = async (servers: Config['servers']) => {
       if (!manager && servers.length === 0) return;
@@ -31,7 +35,7 @@ export const upstreamSource: Source = {
         if (parsed.success) extra.push(parsed.data);
         else logger.error({ server: entry.name, issues: parsed.error.issues }, 'a contributed MCP server is invalid');
       }
-      return [...own, ...extra];
+      return [...own, ...extra].map((s) => (disabled.has(s.name) ? { ...s, enabled: false } : s));
     };
     await apply(wanted());
     // Hot reload: each change re-applies the server list; unchanged servers keep their connections.
@@ -42,6 +46,26 @@ export const upstreamSource: Source = {
         .catch((err) => logger.error({ err }, 'applying the upstream server configuration failed'));
     };
     const unsubscribeConfig = config.onChange(reapply);
+    const tool = systemServers({
+      views: () => manager?.views() ?? [],
+      restart: async (name) => {
+        await applying;
+        if (!(await manager?.forget(name))) return false;
+        reapply();
+        await applying;
+        return true;
+      },
+      setEnabled: async (name, enabled) => {
+        if (!wanted().some((s) => s.name === name) && !disabled.has(name)) return false;
+        if (enabled) disabled.delete(name);
+        else disabled.add(name);
+        reapply();
+        await applying;
+        return true;
+      },
+    });
+    const added = ctx.services.registry.add({ ...(tool as Capability), source: 'upstream' });
+    if (!added.ok) logger.error(added.message);
     const unsubscribeContributions = ctx.services.servers.onChange(reapply);
     const unsubscribe = () => {
       unsubscribeConfig();
@@ -71,6 +95,7 @@ export const upstreamSource: Source = {
       async stop() {
         unsubscribe();
         for (const u of unsubscribeReport) u();
+        ctx.services.registry.remove(tool.name);
         await applying;
         await manager?.stop();
       },

@@ -453,6 +453,15 @@ export class UpstreamManager {
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
+  /** Stop one server's connection; the next `apply` starts it afresh. False when it is not running. */
+  async forget(name: string): Promise<boolean> {
+    const conn = this.connections.get(name);
+    if (!conn) return false;
+    this.connections.delete(name);
+    await conn.stop();
+    return true;
+  }
+
   async stop(): Promise<void> {
     const conns = [...this.connections.values()];
     const pooled = [...this.perPrincipal.keys()].flatMap((name) => this.stopPooled(name));

@@ -3,6 +3,7 @@
 import type { Capability } from '../../../core/capability.ts';
 import type { Feature, Services } from '../../../core/context.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
+import { systemAudit } from './audit.ts';
 import { CONTRACT_VERSION, systemCapabilities } from './capabilities.ts';
 import { systemConfig } from './config.ts';
 import { systemGetState } from './get-state.ts';
@@ -11,6 +12,7 @@ import { systemHeartbeat } from './heartbeat.ts';
 import { sweepExpiredInstances, sweepPeriodMs } from './lease.ts';
 import { systemMetrics } from './metrics.ts';
 import { systemRegister } from './register.ts';
+import { systemTokens } from './tokens.ts';
 
 export { type ExpiredInstance, leaseTtlMs, sweepExpiredInstances } from './lease.ts';
 
@@ -23,6 +25,8 @@ export const SYSTEM_CAPABILITIES: Capability[] = [
   systemMetrics,
   systemCapabilities,
   systemConfig,
+  systemAudit,
+  systemTokens,
 ] as Capability[];
 
 /** The built-ins' features; every run-time source (plugins, upstream, scripts, agents) reports its own. */

@@ -1,0 +1,98 @@
+// The dashboard's files (dist/ui, built by scripts/build-ui.mjs): index.html for every page under /ui (the app routes
+// in the browser), hashed assets cached for a year, and the brotli or gzip copy the build wrote when the browser
+// takes one. Read once into memory: a handful of small files.
+import { existsSync, readFileSync } from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { fileURLToPath } from 'node:url';
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** What the page may load: only this server's own files and API, nothing inline that could be injected. */
+const SECURITY_HEADERS = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+interface UiFile {
+  type: string;
+  plain: Buffer;
+  gzip?: Buffer;
+  br?: Buffer;
+}
+
+/** dist/ui beside the bundle (dist/*.js, the snapshot), or the built one from the sources (src/serve/dashboard). */
+function uiDir(): string | undefined {
+  for (const rel of ['./ui/', '../../../dist/ui/']) {
+    const dir = fileURLToPath(new URL(rel, import.meta.url));
+    if (existsSync(`${dir}index.html`)) return dir;
+  }
+  return undefined;
+}
+
+export class UiFiles {
+  private readonly cache = new Map<string, UiFile>();
+  private readonly dir = uiDir();
+
+  /** Whether the dashboard was built (npm run build); without it /ui says how to build it. */
+  get available(): boolean {
+    return this.dir !== undefined;
+  }
+
+  /** `name` in dist/ui or, with `asset`, in dist/ui/assets. */
+  private load(name: string, asset: boolean): UiFile | undefined {
+    const path = `${this.dir}${asset ? 'assets/' : ''}${name}`;
+    const cached = this.cache.get(path);
+    if (cached) return cached;
+    let file: UiFile | undefined;
+    const ext = /\.[a-z]+$/.exec(name)?.[0] ?? '';
+    // Only the names the build writes: no path segments, so nothing outside dist/ui can be named.
+    if (this.dir && TYPES[ext] && /^[\w.-]+$/.test(name) && existsSync(path)) {
+      const read = (suffix: string) => (existsSync(path + suffix) ? readFileSync(path + suffix) : undefined);
+      file = { type: TYPES[ext], plain: readFileSync(path), gzip: read('.gz'), br: read('.br') };
+    }
+    // Unknown names are not remembered: a scan of made-up names must not grow the cache.
+    if (file) this.cache.set(path, file);
+    return file;
+  }
+
+  /** Answer GET /ui, /ui/… (the page: the app routes in the browser) and /ui/assets/NAME. */
+  serve(req: IncomingMessage, res: ServerResponse, path: string): true {
+    const asset = /^\/ui\/assets\/([^/]+)$/.exec(path);
+    const file = asset ? this.load(asset[1], true) : this.load('index.html', false);
+    if (!file && asset) {
+      res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end(`No dashboard file ${asset[1].slice(0, 100)}: the page names its assets, reload it.\n`);
+      return true;
+    }
+    if (!file) {
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('The dashboard is not built: run npm run build (it writes dist/ui).\n');
+      return true;
+    }
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    const [body, encoding] =
+      file.br && /\bbr\b/.test(accepts)
+        ? [file.br, 'br']
+        : file.gzip && /\bgzip\b/.test(accepts)
+          ? [file.gzip, 'gzip']
+          : [file.plain, undefined];
+    res.writeHead(200, {
+      'content-type': file.type,
+      'content-length': String(body.length),
+      // Hashed names never change content; the page itself is checked on every load so a new build shows at once.
+      'cache-control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
+      vary: 'accept-encoding',
+      ...(encoding ? { 'content-encoding': encoding } : {}),
+      ...SECURITY_HEADERS,
+    });
+    res.end(req.method === 'HEAD' ? undefined : body);
+    return true;
+  }
+}
