@@ -534,7 +534,9 @@ export const ConfigSchema = z
         oauth: OAuthResourceSchema.optional(),
       })
       .strict()
-      .default({}),
+      // No default: a configuration without [auth] reads back from system.config without a table whose name the
+      // redaction masks (`auth`), so get → set round-trips.
+      .optional(),
     expose: ExposeSchema.default({ allow: [], deny: [] }),
     /** Named tool sets a client selects by URL (`/mcp/NAME`), token or `serve --profile` (docs/catalog.md#profiles). */
     profiles: ProfilesSchema,

@@ -237,11 +237,11 @@ export function looksLikeJwt(token: string): boolean {
  * use: there `public_url` (or `audience`) must be set.
  */
 export function oauthResourceFor(
-  config: { server: { public_url?: string }; auth: { oauth?: OAuthSettings } },
+  config: { server: { public_url?: string }; auth?: { oauth?: OAuthSettings } },
   boundUrl: string,
   exposed: boolean,
 ): OAuthResource | undefined {
-  const settings = config.auth.oauth;
+  const settings = config.auth?.oauth;
   if (!settings) return undefined;
   const publicUrl = config.server.public_url?.replace(/\/$/, '');
   if (!publicUrl && exposed)

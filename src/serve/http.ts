@@ -43,7 +43,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const host = opts.host ?? cfg.host;
   const port = opts.port ?? cfg.port;
   const exposed = !isLoopback(host);
-  const oauthConfigured = hub.config.get().auth.oauth !== undefined;
+  const oauthConfigured = hub.config.get().auth?.oauth !== undefined;
   if (exposed && !oauthConfigured && (await hub.services.store.tokens.count()) === 0) {
     throw new SwitchboardError(
       'FORBIDDEN',

@@ -19,7 +19,7 @@ import { newSigningKey, signToken } from '../helpers/oidc-issuer.ts';
 const settings = (extra: Partial<OAuthSettings> = {}): OAuthSettings =>
   ConfigSchema.parse({
     auth: { oauth: { issuer: 'https://login.example.com', roles: { 'sb:agent': ['agent'] }, ...extra } },
-  }).auth.oauth as OAuthSettings;
+  }).auth?.oauth as OAuthSettings;
 
 it('tells a JWT from a Switchboard token by its shape', () => {
   expect(looksLikeJwt(generateToken())).toBe(false);
@@ -138,6 +138,10 @@ describe('[auth.oauth] configuration errors', () => {
     expect(load(`[server]\npublic_url = "https://sb.example.com/mcp"\n`)).toThrow(/expected an origin without a path/);
     expect(load(`${oauth}[auth.oauth.roles]\na = ["b"]\n[auth.oauth.nope]\n`)).toThrow(/nope/);
     const ok = load(`[server]\npublic_url = "https://sb.example.com"\n${oauth}[auth.oauth.roles]\na = ["b"]\n`)();
-    expect(ok.config.auth.oauth).toMatchObject({ clock_tolerance_s: 30, jwks_cooldown_ms: 30000, roles: { a: ['b'] } });
+    expect(ok.config.auth?.oauth).toMatchObject({
+      clock_tolerance_s: 30,
+      jwks_cooldown_ms: 30000,
+      roles: { a: ['b'] },
+    });
   });
 });

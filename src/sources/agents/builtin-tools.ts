@@ -1,9 +1,12 @@
 // Switchboard's own capabilities as an agent's tools (`enable_builtins`): called through the pipeline with the
 // agent's roles, so sub-agents share the task board, hooks and scripts with the main agent under the same policy.
+
+import type { Config } from '../../config/schema.ts';
+import { listedTools } from '../../core/catalog/exposure.ts';
 import type { Principal } from '../../core/context.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
 import { runCommand } from '../../core/process.ts';
-import { type Registry, visible } from '../../core/registry.ts';
+import type { Registry } from '../../core/registry.ts';
 import type { LocalTool } from './providers/provider.ts';
 
 /** Domains an agent never gets as tools: starting sub-agents from sub-agents is not offered (no unbounded fan-out). */
@@ -15,15 +18,20 @@ function resultText(value: unknown): string {
 }
 
 /**
- * The capabilities `principal` may see, as tools named like their MCP tool (`task__create`).
+ * The capabilities `principal` would be listed (`tools/list` under its profile and `[catalog]`: the catalog's own
+ * tools only in `search`), as tools named like their MCP tool (`task__create`).
  *
  * @example
- * builtinTools(registry, pipeline, { id: 'agent:s1', roles: ['agent'], kind: 'internal' })
+ * builtinTools(registry, config, pipeline, { id: 'agent:s1', roles: ['agent'], kind: 'internal' })
  */
-export function builtinTools(registry: Registry, pipeline: Pipeline, principal: Principal): LocalTool[] {
-  return registry
-    .list()
-    .filter((e) => !EXCLUDED.test(e.capability.name) && visible(principal, e.capability))
+export function builtinTools(
+  registry: Registry,
+  config: Config,
+  pipeline: Pipeline,
+  principal: Principal,
+): LocalTool[] {
+  return listedTools(registry, config, principal)
+    .filter((e) => !EXCLUDED.test(e.capability.name))
     .map((e) => ({
       kind: 'builtin' as const,
       name: e.tool.name,

@@ -47,7 +47,7 @@ export async function turnTools(
   if (meta.options.enable_builtins) {
     const builtins = Array.isArray(agent?.builtins) ? agent.builtins : undefined;
     const principal = agentPrincipal(meta.session_name, agent?.roles ?? ['agent'], caller, builtins, profile);
-    tools.push(...builtinTools(deps.services.registry, deps.pipeline, principal));
+    tools.push(...builtinTools(deps.services.registry, deps.services.config.get(), deps.pipeline, principal));
     if (meta.options.builtin_config.enable_shell)
       tools.push(
         shellTool(meta.project_dir, meta.options.builtin_config.shell_timeout_secs, childEnv(deps.env, profile)),
