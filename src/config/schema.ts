@@ -401,6 +401,8 @@ export const OAuthResourceSchema = z
     clock_tolerance_s: z.number().int().min(0).max(600).default(30),
     /** A token signed by a key not in the cached key set refetches the set at most this often (ms). */
     jwks_cooldown_ms: z.number().int().min(0).max(3_600_000).default(30_000),
+    /** The dashboard's client id at the issuer (a public client, redirect URI `<public_url>/ui/`); unset: no OAuth sign-in on /ui. */
+    dashboard_client_id: z.string().min(1).optional(),
   })
   .strict()
   .superRefine((o, ctx) => {

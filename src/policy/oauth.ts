@@ -6,7 +6,7 @@ import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import type { z } from 'zod';
 import type { OAuthResourceSchema } from '../config/schema.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { discoverJwksUri } from './oauth-discovery.ts';
+import { discoverIssuerMetadata, type IssuerMetadata, jwksUriOf } from './oauth-discovery.ts';
 
 export type OAuthSettings = z.output<typeof OAuthResourceSchema>;
 
@@ -51,7 +51,8 @@ export class OAuthResource {
   /** What `aud` may say: the audience, and for the default one also its form with a trailing slash (`https://x/`). */
   private readonly audiences: string[];
   private keys: KeySet | undefined;
-  private discovering: Promise<KeySet> | undefined;
+  private issuerMeta: IssuerMetadata | undefined;
+  private discovering: Promise<IssuerMetadata> | undefined;
   private discoveryError: { at: number; message: string } | undefined;
   private readonly remembered = new Map<string, { claims: JWTPayload; expiresMs: number }>();
 
@@ -69,12 +70,17 @@ export class OAuthResource {
     return `${this.resource}${mcp ? MCP_METADATA_PATH : METADATA_PATH}`;
   }
 
+  /** The scopes clients are told to ask for: `scopes_supported`, else the scopes `roles` maps. */
+  get scopes(): string[] {
+    return this.settings.scopes_supported ?? Object.keys(this.settings.roles);
+  }
+
   /** RFC 9728 protected resource metadata, the same document at both paths: one resource serves /mcp and /v1. */
   metadata(): Record<string, unknown> {
     return {
       resource: this.resource,
       authorization_servers: [this.settings.issuer],
-      scopes_supported: this.settings.scopes_supported ?? Object.keys(this.settings.roles),
+      scopes_supported: this.scopes,
       bearer_methods_supported: ['header'],
       resource_name: 'Switchboard',
     };
@@ -141,19 +147,31 @@ export class OAuthResource {
     return [...roles].sort();
   }
 
-  /** The key set, found once: from `jwks_uri`, else from the issuer's metadata (retried after a pause when that failed). */
-  private keySet(): Promise<KeySet> {
-    if (this.keys) return Promise.resolve(this.keys);
+  /** The key set, found once: from `jwks_uri`, else from the issuer's metadata. */
+  private async keySet(): Promise<KeySet> {
+    if (this.keys) return this.keys;
+    try {
+      const uri = this.settings.jwks_uri ?? jwksUriOf(await this.issuerMetadata());
+      this.keys ??= createRemoteJWKSet(new URL(uri), { cooldownDuration: this.settings.jwks_cooldown_ms });
+      return this.keys;
+    } catch (err) {
+      throw new Error(`Cannot check OAuth tokens now: ${(err as Error).message}`);
+    }
+  }
+
+  /** The issuer's metadata (keys, endpoints), read once; after a failure it is asked for again only after a pause. */
+  issuerMetadata(): Promise<IssuerMetadata> {
+    if (this.issuerMeta) return Promise.resolve(this.issuerMeta);
     const failed = this.discoveryError;
     if (failed && Date.now() - failed.at < DISCOVERY_RETRY_MS) return Promise.reject(new Error(failed.message));
-    this.discovering ??= (async () => {
-      const uri = this.settings.jwks_uri ?? (await discoverJwksUri(this.settings.issuer));
-      this.keys = createRemoteJWKSet(new URL(uri), { cooldownDuration: this.settings.jwks_cooldown_ms });
-      return this.keys;
-    })()
+    this.discovering ??= discoverIssuerMetadata(this.settings.issuer)
+      .then((meta) => {
+        this.issuerMeta = meta;
+        return meta;
+      })
       .catch((err: Error) => {
-        this.discoveryError = { at: Date.now(), message: `Cannot check OAuth tokens now: ${err.message}` };
-        throw new Error(this.discoveryError.message);
+        this.discoveryError = { at: Date.now(), message: err.message };
+        throw err;
       })
       .finally(() => {
         this.discovering = undefined;

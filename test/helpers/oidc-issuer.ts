@@ -2,7 +2,8 @@
 // for any resource indicator (RFC 8707), with dynamic client registration and PKCE. The one user, `alice`, signs in
 // and consents to what is asked for without a page: the interaction route below finishes each prompt through the
 // provider's own interaction API. Two confidential clients take the client-credentials grant: `robot`, and
-// `robot-ops`, whose tokens carry `groups: ["ops"]`.
+// `robot-ops`, whose tokens carry `groups: ["ops"]`. Public clients (a browser app such as the dashboard) can be
+// added once their redirect URI is known; their redirect URI's origin may call the token endpoint (CORS).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
@@ -25,6 +26,8 @@ export interface TestIssuer {
   clientToken(opts: { resource: string; scope: string; client?: 'robot' | 'robot-ops' }): Promise<string>;
   /** What the user's browser does with an authorization URL: sign in, consent, and land on the redirect URI. */
   browse(authorizationUrl: URL): Promise<URL>;
+  /** Register a public client (no secret, PKCE) that is sent back to `redirectUri`. */
+  addPublicClient(clientId: string, redirectUri: string): void;
   /** Publish a new signing key before the old one and sign with it from now on (the old one stays published). */
   rotate(): Promise<void>;
   stop(): Promise<void>;
@@ -56,7 +59,8 @@ export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<T
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  provider = build(issuer, keys);
+  const publicClients: PublicClient[] = [];
+  provider = build(issuer, keys, publicClients);
 
   return {
     issuer,
@@ -95,9 +99,13 @@ export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<T
       }
       throw new Error('too many redirects');
     },
+    addPublicClient(clientId, redirectUri) {
+      publicClients.push({ clientId, redirectUri });
+      provider = build(issuer, keys, publicClients);
+    },
     async rotate() {
       keys.unshift(await newSigningKey(`key-${keys.length + 1}`));
-      provider = build(issuer, keys);
+      provider = build(issuer, keys, publicClients);
     },
     stop: () =>
       new Promise<void>((resolve) => {
@@ -107,17 +115,34 @@ export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<T
   };
 }
 
-function build(issuer: string, keys: SigningKey[]): any {
+interface PublicClient {
+  clientId: string;
+  redirectUri: string;
+}
+
+function build(issuer: string, keys: SigningKey[], publicClients: PublicClient[]): any {
   const provider = new Provider(issuer, {
     jwks: { keys: keys.map((k) => k.jwk) },
     scopes: ['openid', 'offline_access', ...RESOURCE_SCOPES.split(' ')],
-    clients: ['robot', 'robot-ops'].map((client_id) => ({
-      client_id,
-      client_secret: ROBOT_SECRET,
-      grant_types: ['client_credentials'],
-      redirect_uris: [],
-      response_types: [],
-    })),
+    clients: [
+      ...['robot', 'robot-ops'].map((client_id) => ({
+        client_id,
+        client_secret: ROBOT_SECRET,
+        grant_types: ['client_credentials'],
+        redirect_uris: [],
+        response_types: [],
+      })),
+      ...publicClients.map((c) => ({
+        client_id: c.clientId,
+        token_endpoint_auth_method: 'none',
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        redirect_uris: [c.redirectUri],
+      })),
+    ],
+    // A public client's page may call the token endpoint from its redirect URI's origin (oidc-provider's default).
+    clientBasedCORS: (_ctx: unknown, origin: string, client: { clientAuthMethod: string; redirectUris: string[] }) =>
+      client.clientAuthMethod === 'none' && client.redirectUris.some((uri) => new URL(uri).origin === origin),
     clientDefaults: {
       id_token_signed_response_alg: 'ES256',
       grant_types: ['authorization_code'],

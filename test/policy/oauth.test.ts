@@ -137,6 +137,7 @@ describe('[auth.oauth] configuration errors', () => {
     );
     expect(load(`[server]\npublic_url = "https://sb.example.com/mcp"\n`)).toThrow(/expected an origin without a path/);
     expect(load(`${oauth}[auth.oauth.roles]\na = ["b"]\n[auth.oauth.nope]\n`)).toThrow(/nope/);
+    expect(load(`${oauth}dashboard_client_id = ""\n[auth.oauth.roles]\na = ["b"]\n`)).toThrow(/dashboard_client_id/);
     const ok = load(`[server]\npublic_url = "https://sb.example.com"\n${oauth}[auth.oauth.roles]\na = ["b"]\n`)();
     expect(ok.config.auth?.oauth).toMatchObject({
       clock_tolerance_s: 30,

@@ -1,4 +1,4 @@
-// The dashboard's shell: log in with a token, then one view per hash route (#/tasks), with the live stream's state
+// The dashboard's shell: log in with a token (or sign in with the OAuth issuer, sign-in.ts), then one view per hash route (#/tasks), with the live stream's state
 // in the header. What a view shows comes from the tools the principal may call; admin actions show for admins only.
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -7,6 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Session, token, whenUnauthorized, whoami } from './api.ts';
 import { html } from './html.ts';
 import { startLive, stopLive, useLiveState } from './live.ts';
+import { finishSignIn, type SignInOptions, signInOptions, startSignIn } from './sign-in.ts';
 import { Agents } from './views/agents.ts';
 import { Audit } from './views/audit.ts';
 import { Catalog } from './views/catalog.ts';
@@ -37,6 +38,26 @@ function useRoute(): string[] {
   return route;
 }
 
+/** The OAuth part of the login form: the sign-in button, or which key to set for one, or nothing without [auth.oauth]. */
+function OAuthLogin({ onError }: { onError: (message: string) => void }) {
+  const [options, setOptions] = useState<SignInOptions['oauth']>(null);
+  useEffect(() => {
+    signInOptions().then(
+      (o) => setOptions(o.oauth),
+      (err) => onError(`OAuth sign-in is unavailable: ${err instanceof Error ? err.message : String(err)}`),
+    );
+  }, []);
+  if (!options) return null;
+  if (!('client_id' in options))
+    return html`<p class="muted" id="oauth-missing">
+      To sign in with ${options.issuer} here, set <code>${options.missing}</code>: register the dashboard there as a
+      public client with redirect URI <code>${options.redirect_uri}</code>.
+    </p>`;
+  const go = () => startSignIn(options).catch((err) => onError(String(err)));
+  return html`<button type="button" id="oauth-sign-in" onClick=${go}>Sign in with ${options.issuer}</button>
+    <p class="muted">or paste a Switchboard token:</p>`;
+}
+
 function Login({ onSession, problem }: { onSession: (s: Session) => void; problem?: string }) {
   const [error, setError] = useState(problem);
   const submit = async (e: Event) => {
@@ -56,6 +77,7 @@ function Login({ onSession, problem }: { onSession: (s: Session) => void; proble
   return html`<main class="login">
     <form onSubmit=${submit}>
       <h1>Switchboard</h1>
+      <${OAuthLogin} onError=${setError} />
       <label for="token">Token</label>
       <input id="token" name="token" type="password" autocomplete="off" placeholder="sb_…" autofocus />
       <button type="submit">Log in</button>
@@ -104,9 +126,19 @@ function App() {
       setSession(undefined);
       setProblem(had ? 'The token stopped working (revoked or expired). Log in again.' : undefined);
     });
-    // Without tokens on loopback the hub answers anonymously: then there is nothing to log in with.
-    whoami()
-      .then(setSession, () => undefined)
+    // Back from the issuer: its access token takes the token's place. Without tokens on loopback the hub answers
+    // anonymously: then there is nothing to log in with.
+    finishSignIn()
+      .catch((err: Error) => err)
+      .then(async (signedIn) => {
+        if (typeof signedIn === 'string') token.set(signedIn);
+        try {
+          setSession(await whoami());
+        } catch {
+          // After the 401 handler above, which clears the problem when no token was held.
+          if (signedIn instanceof Error) setProblem(signedIn.message);
+        }
+      })
       .finally(() => setChecking(false));
   }, []);
   useEffect(() => {

@@ -8,21 +8,24 @@ import { visible } from '../../core/registry.ts';
 import type { Hub } from '../../hub.ts';
 import { MetricsSeries } from '../../observe/metrics-series.ts';
 import { hasRole } from '../../policy/auth.ts';
+import type { OAuthResource } from '../../policy/oauth.ts';
 import { sendError, sendJson, streamEvents } from '../rest.ts';
 import { eventFor } from './event-view.ts';
+import { signInOptions, signInOrigins } from './sign-in.ts';
 import { UiFiles } from './static.ts';
 import { Tickets } from './tickets.ts';
 
 export interface Dashboard {
-  /** Routes that answer before authentication: /ui… and the ticketed stream. True when the path was one of them. */
+  /** Routes that answer before authentication: /ui…, the sign-in options and the ticketed stream. True when the path was one of them. */
   serveOpen(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean>;
   /** Routes for an authenticated principal: /v1/ui/session, /v1/ui/ticket, /v1/ui/series, /v1/ui/task-history. */
   serve(req: IncomingMessage, res: ServerResponse, path: string, principal: Principal): Promise<boolean>;
   close(): void;
 }
 
-export function createDashboard(hub: Hub): Dashboard {
-  const files = new UiFiles();
+/** `oauth`: the OAuth resource server, when `[auth.oauth]` is configured (known once the server listens). */
+export function createDashboard(hub: Hub, oauth: () => OAuthResource | undefined = () => undefined): Dashboard {
+  const files = new UiFiles(() => signInOrigins(oauth()));
   const tickets = new Tickets();
   const series = new MetricsSeries(hub.services.bus);
   /** The call series counts every caller's calls (no names): shown to whoever may read system.metrics. */
@@ -37,6 +40,12 @@ export function createDashboard(hub: Hub): Dashboard {
       if (path === '/ui' || path.startsWith('/ui/')) {
         if (req.method !== 'GET' && req.method !== 'HEAD') return false;
         return files.serve(req, res, path);
+      }
+      if (path === '/v1/ui/sign-in' && req.method === 'GET') {
+        const options = await signInOptions(oauth()).catch((err: Error) => err);
+        if (options instanceof Error) sendError(res, { code: 'UNAVAILABLE', message: options.message });
+        else sendJson(res, 200, options, { 'cache-control': 'no-store' });
+        return true;
       }
       if (path !== '/v1/ui/events' || req.method !== 'GET') return false;
       const principal = tickets.redeem(new URL(req.url ?? '/', 'http://localhost').searchParams.get('ticket'));
@@ -90,7 +99,7 @@ export function createDashboard(hub: Hub): Dashboard {
       } else
         sendError(res, {
           code: 'NOT_FOUND',
-          message: `No route ${req.method} ${path}. The dashboard's own routes: GET /v1/ui/session, POST /v1/ui/ticket, GET /v1/ui/series, GET /v1/ui/task-history?id=…, GET /v1/ui/events?ticket=….`,
+          message: `No route ${req.method} ${path}. The dashboard's own routes: GET /v1/ui/sign-in, GET /v1/ui/session, POST /v1/ui/ticket, GET /v1/ui/series, GET /v1/ui/task-history?id=…, GET /v1/ui/events?ticket=….`,
         });
       return true;
     },

@@ -11,10 +11,13 @@ const TYPES: Record<string, string> = {
   '.css': 'text/css; charset=utf-8',
 };
 
-/** What the page may load: only this server's own files and API, nothing inline that could be injected. */
+/**
+ * What the page may load: only this server's own files and API, nothing inline that could be injected; it may also
+ * fetch from `connect` (the OAuth issuer's origin, for the token request of the dashboard's sign-in).
+ */
+const contentSecurityPolicy = (connect: string[]) =>
+  `default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src ${["'self'", ...connect].join(' ')}; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`;
 const SECURITY_HEADERS = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
@@ -39,6 +42,9 @@ function uiDir(): string | undefined {
 export class UiFiles {
   private readonly cache = new Map<string, UiFile>();
   private readonly dir = uiDir();
+
+  /** `connect`: the other origins the page may fetch from, asked on each response (the OAuth resource is set at listen). */
+  constructor(private readonly connect: () => string[] = () => []) {}
 
   /** Whether the dashboard was built (npm run build); without it /ui says how to build it. */
   get available(): boolean {
@@ -90,6 +96,7 @@ export class UiFiles {
       'cache-control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
       vary: 'accept-encoding',
       ...(encoding ? { 'content-encoding': encoding } : {}),
+      'content-security-policy': contentSecurityPolicy(this.connect()),
       ...SECURITY_HEADERS,
     });
     res.end(req.method === 'HEAD' ? undefined : body);
