@@ -1,6 +1,6 @@
 // The benchmark's one capability for Switchboard: `echo`, the same contract as the bare SDK server's tool
 // (input and output schema, result as structuredContent + text). Plain .mjs so no TypeScript loader runs.
-import { defineCapability, z } from 'switchboard';
+import { defineCapability, z } from 'switchboard-mcp';
 
 export const echo = defineCapability({
   name: 'echo',
