@@ -1,7 +1,9 @@
 // One upstream MCP server, supervised: connect through the official SDK client (stdio child, Streamable HTTP with
 // 2026-07-28 negotiation and 2025 fallback, or legacy SSE), list what it offers, restart it with backoff when it
-// goes away, and forward calls with progress, cancellation and per-server timeouts. Just past ~400 lines: the
-// lifecycle is one state machine; the transport it opens and the errors it maps live in upstream-edges.ts.
+// goes away, and forward calls with progress, cancellation and per-server timeouts. Past ~400 lines: the lifecycle
+// is one state machine, read top to bottom; the transport it opens and the errors it maps live in upstream-edges.ts,
+// the OAuth provider in oauth/. The OAuth hooks added here (401 refresh, step-up, login required, ~80 lines) are the
+// next thing to move out, beside oauth/session.ts.
 import {
   Client,
   type GetPromptResult,

@@ -1,7 +1,9 @@
 // The session runtime, what the agent and session tools call: start and resume a session (one turn at a time per
 // session, many sessions at once), its status and result, cancel, list and clean. The parts it uses live beside it:
 // the turn itself (`turn.ts`), the tools a turn runs (`turn-tools.ts`), which turns run here and their locks
-// (`admission.ts`), cancels between instances (`remote-cancel.ts`) and permissions (`grant.ts`).
+// (`admission.ts`), cancels between instances (`remote-cancel.ts`) and permissions (`grant.ts`). Past ~400 lines:
+// what is left is the session lifecycle itself, start to clean, each method short; the resume-time overrides
+// (`override`, Meerkat's provider/model/max_tokens) are the part that could move next, beside session-input.ts.
 import { existsSync, statSync } from 'node:fs';
 import type { AgentsConfig } from '../../config/schema.ts';
 import { SwitchboardError, toErrorInfo } from '../../core/errors.ts';

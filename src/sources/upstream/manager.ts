@@ -1,6 +1,8 @@
 // The set of upstream servers a hub proxies: one supervised connection per configured server, their catalogs
 // cached in the Store (so `tools/list` answers at once after a restart), and their tools, resources and prompts
 // kept in the registry under deterministic names. Config changes add, restart or remove servers in place.
+// Past ~400 lines since per-user OAuth: the per-principal connection pool (`perPrincipal`, `session`,
+// `connectionFor`, `stopPooled`, `relogin`) is one purpose of its own and the next split (oauth-pool.ts).
 import { z } from 'zod';
 import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
