@@ -1,5 +1,6 @@
 // Cold start and memory of `switchboard serve` over stdio, in alternating rounds with its anchors: the raw floor,
-// the bare SDK server, `node bin/switchboard.js` (the ESM bundle) and the `switchboard` command (the launcher in
+// the bare SDK server (and the same server started from a V8 startup snapshot of its own, the fastest start the SDK
+// alone can have), `node bin/switchboard.js` (the ESM bundle) and the `switchboard` command (the launcher in
 // bin/switchboard.js, which starts from the V8 startup snapshot), and optionally another build (`--base <dir>`, a
 // checkout of an earlier commit with node_modules and `npm run build` done). Each start is spawn + SDK client
 // connect + one tools/call; server CPU is read from /proc. Idle RSS is read 300 ms after that first answer;
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cpuMs, machine, memMb } from './lib/proc.mjs';
+import { buildSdkSnapshot } from './lib/sdk-snapshot.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
 import { median, sleep, withTimeout } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
@@ -25,11 +27,14 @@ const RUNS = Number(opt('runs', '11'));
 const BASE = opt('base', undefined);
 
 const project = tempProject();
+// The SDK alone at its fastest start (no Switchboard): how much of the anchor a startup snapshot can save at all.
+const sdk = await buildSdkSnapshot();
 const sbEnv = switchboardEnv(project);
 const serveArgs = (root) => ['--cwd', project, 'serve', '--handlers', join(root, 'bench/handlers')];
 const variants = [
   { name: 'raw floor', command: process.execPath, args: [join(ROOT, 'bench/raw-floor-server.mjs'), 'stdio'] },
   { name: 'bare SDK v2', command: process.execPath, args: [join(ROOT, 'bench/bare-sdk-server.mjs'), 'stdio'] },
+  { name: 'bare SDK v2 from a startup snapshot', command: process.execPath, args: ['--snapshot-blob', sdk.blob] },
   ...(BASE
     ? [
         {
@@ -107,24 +112,28 @@ try {
   }
 } finally {
   rmSync(project, { recursive: true, force: true });
+  sdk.remove();
 }
 
 const m = machine();
 const raw = samples.get(variants[0]);
 const rawMs = median(raw.map((s) => s.ms));
 const rawCpu = median(raw.map((s) => s.cpu));
+const bare = samples.get(variants[1]);
+const bareMs = median(bare.map((s) => s.ms));
+const bareCpu = median(bare.map((s) => s.cpu));
 console.log(
   `\n${new Date().toISOString()}, ${m.cpu}, ${m.cores} cores, Node ${m.node}; load average ${load0.toFixed(1)} → ${loadavg()[0].toFixed(1)}; medians of ${RUNS} alternating rounds\n`,
 );
 console.log(
-  '| start | first answer ms | − raw floor | server CPU ms | − raw floor | idle RSS MB | threads | warm RSS MB |',
+  '| start | first answer ms | ÷ bare SDK | − raw floor | server CPU ms | ÷ bare SDK | − raw floor | idle RSS MB | threads | warm RSS MB |',
 );
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const v of variants) {
   const s = samples.get(v);
   const ms = median(s.map((x) => x.ms));
   const cpu = median(s.map((x) => x.cpu));
   console.log(
-    `| ${v.name} | ${ms.toFixed(0)} | ${(ms - rawMs).toFixed(0)} | ${cpu.toFixed(0)} | ${(cpu - rawCpu).toFixed(0)} | ${median(s.map((x) => x.rss)).toFixed(1)} | ${median(s.map((x) => x.threads))} | ${v.warmRss?.toFixed(1) ?? '—'} |`,
+    `| ${v.name} | ${ms.toFixed(0)} | ${(ms / bareMs).toFixed(2)}× | ${(ms - rawMs).toFixed(0)} | ${cpu.toFixed(0)} | ${(cpu / bareCpu).toFixed(2)}× | ${(cpu - rawCpu).toFixed(0)} | ${median(s.map((x) => x.rss)).toFixed(1)} | ${median(s.map((x) => x.threads))} | ${v.warmRss?.toFixed(1) ?? '—'} |`,
   );
 }

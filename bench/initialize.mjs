@@ -1,7 +1,8 @@
 // Time from spawn to the `initialize` answer over stdio (issue 17): what an agent waits for before it counts a
-// server as connected (Claude Code in `-p` mode gives its MCP servers 5 s, then goes on without them). Four starts,
+// server as connected (Claude Code in `-p` mode gives its MCP servers 5 s, then goes on without them). Five starts,
 // in alternating rounds: the `switchboard` command (the launcher in bin/switchboard.js, which starts `serve` from the
-// V8 startup snapshot), `node bin/switchboard.js serve` (the ESM bundle, no snapshot), the bare SDK v2 server and
+// V8 startup snapshot), `node bin/switchboard.js serve` (the ESM bundle, no snapshot), the bare SDK v2 server, the
+// same server from a startup snapshot of its own (the fastest start the SDK alone can have) and
 // the raw floor; optionally another build's two Switchboard starts (`--base <dir>`: a checkout with node_modules and
 // `npm run build` done). Each start is measured idle and under oversubscription: `--load` × cores busy-loop
 // children (default 4 ×), each bounded in time and killed at the end.
@@ -15,6 +16,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { cpuMs, machine } from './lib/proc.mjs';
+import { buildSdkSnapshot } from './lib/sdk-snapshot.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
 import { median, sleep, withTimeout } from './lib/stats.mjs';
 
@@ -37,6 +39,8 @@ const INITIALIZE = `${JSON.stringify({
 })}\n`;
 
 const project = tempProject();
+// The SDK alone at its fastest start (no Switchboard): how much of the anchor a startup snapshot can save at all.
+const sdk = await buildSdkSnapshot();
 const sbEnv = switchboardEnv(project);
 const serveArgs = (root) => ['--cwd', project, 'serve', '--handlers', join(root, 'bench/handlers')];
 const switchboardStarts = (root, suffix) => [
@@ -63,6 +67,7 @@ const variants = [
     args: [join(ROOT, 'bench/bare-sdk-server.mjs'), 'stdio'],
     bare: true,
   },
+  { name: 'bare SDK v2 from a startup snapshot', command: process.execPath, args: ['--snapshot-blob', sdk.blob] },
   { name: 'raw floor', command: process.execPath, args: [join(ROOT, 'bench/raw-floor-server.mjs'), 'stdio'] },
 ];
 
@@ -172,6 +177,7 @@ try {
   loads.push(loadavg()[0]);
 } finally {
   rmSync(project, { recursive: true, force: true });
+  sdk.remove();
 }
 
 console.log(

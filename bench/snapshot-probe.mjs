@@ -1,70 +1,23 @@
 // How far module loading, not protocol work, decides cold start: the bare SDK echo server started three ways —
 // from node_modules (ESM), as one esbuild CJS file, and from a V8 startup snapshot of that file — each measured
 // as spawn + SDK client connect + one tools/call. Usage: `node bench/snapshot-probe.mjs [--runs 10]`.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { build } from 'esbuild';
 import { cpuMs, memMb } from './lib/proc.mjs';
+import { buildSdkSnapshot } from './lib/sdk-snapshot.mjs';
 import { ROOT } from './lib/servers.mjs';
 import { median, withTimeout } from './lib/stats.mjs';
 
 const i = process.argv.indexOf('--runs');
 const RUNS = i === -1 ? 10 : Number(process.argv[i + 1]);
 
-// The same server as bench/bare-sdk-server.mjs (stdio), in a form the snapshot builder accepts: while building
-// the snapshot it constructs one server (warming Zod and the SDK) and defers serving to the deserialised main.
-const ENTRY = `
-import v8 from 'node:v8';
-import { McpServer } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import { z } from 'zod';
-const input = z.object({ text: z.string() });
-const output = z.object({ text: z.string() });
-function buildServer() {
-  const server = new McpServer({ name: 'bare-sdk-echo', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.registerTool('echo', { inputSchema: input, outputSchema: output }, async ({ text }) => ({
-    content: [{ type: 'text', text: JSON.stringify({ text }) }],
-    structuredContent: { text },
-  }));
-  return server;
-}
-if (v8.startupSnapshot?.isBuildingSnapshot()) {
-  buildServer();
-  v8.startupSnapshot.setDeserializeMainFunction(() => serveStdio(() => buildServer()));
-} else serveStdio(() => buildServer());
-`;
-
-const dir = mkdtempSync(join(tmpdir(), 'switchboard-snapshot-'));
+const sdk = await buildSdkSnapshot();
 try {
-  writeFileSync(join(dir, 'entry.mjs'), ENTRY);
-  await build({
-    entryPoints: [join(dir, 'entry.mjs')],
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: 'node20',
-    outfile: join(dir, 'bundle.cjs'),
-    nodePaths: [join(ROOT, 'node_modules')],
-    logLevel: 'warning',
-  });
-  execFileSync(
-    process.execPath,
-    ['--snapshot-blob', join(dir, 'snap.blob'), '--build-snapshot', join(dir, 'bundle.cjs')],
-    {
-      cwd: dir,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      timeout: 60_000,
-    },
-  );
-
   const variants = {
     'bare SDK from node_modules (ESM)': [join(ROOT, 'bench/bare-sdk-server.mjs'), 'stdio'],
-    'bare SDK as one CJS bundle': [join(dir, 'bundle.cjs')],
-    'bare SDK from a V8 startup snapshot': ['--snapshot-blob', join(dir, 'snap.blob')],
+    'bare SDK as one CJS bundle': [sdk.bundle],
+    'bare SDK from a V8 startup snapshot': ['--snapshot-blob', sdk.blob],
     'raw floor (no SDK)': [join(ROOT, 'bench/raw-floor-server.mjs'), 'stdio'],
   };
   const rows = [];
@@ -100,5 +53,5 @@ try {
     `\nCold start to first answer, median of ${RUNS}:\n\n| server | wall ms | server CPU ms | RSS MB |\n|---|---:|---:|---:|\n${rows.join('\n')}`,
   );
 } finally {
-  rmSync(dir, { recursive: true, force: true });
+  sdk.remove();
 }
