@@ -63,6 +63,13 @@ const variants = [
     args: serveArgs(ROOT),
     env: sbEnv,
   },
+  // The same handler in TypeScript, as users write them: not a guardrail row, the cost users with .ts handlers see.
+  {
+    name: 'switchboard command (snapshot), TypeScript handler',
+    command: join(ROOT, 'bin/switchboard.js'),
+    args: ['--cwd', project, 'serve', '--handlers', join(ROOT, 'bench/handlers-ts')],
+    env: sbEnv,
+  },
 ];
 
 async function coldStart(v) {
