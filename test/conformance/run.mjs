@@ -247,43 +247,59 @@ const server = startServer(dir);
 let pair;
 let failures = 0;
 let legsPassed = 0;
+/** Run one leg and print its verdict line (and, when it fails, the tail of its output). */
+async function runAndReport(leg, i, url) {
+  const logFile = join(dir, `leg-${i + 1}.log`);
+  const started = Date.now();
+  const run = await runLeg(leg, url);
+  writeFileSync(logFile, run.text);
+  const s = summarize(run.text);
+  let scored = '';
+  if (leg.scoredBy) {
+    const names = await scoredScenarios(leg);
+    const mine = s.scenarios.filter((x) => names.has(x.name));
+    const green = mine.filter((x) => x.ok).length;
+    const checks = mine.reduce((n, x) => n + x.passed, 0);
+    const bad = mine.reduce((n, x) => n + x.failed, 0);
+    scored = `; scored: ${green}/${names.size} scenarios pass, ${checks} passed, ${bad} failed`;
+    if (mine.length !== names.size) scored += ` (only ${mine.length} of them ran)`;
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(0);
+  // A single client scenario has no baseline: every check must pass. A leg with a baseline has the suite's verdict.
+  const ok =
+    run.code === 0 && s.passed !== undefined && (!leg.client || leg.baseline || (s.failed === 0 && s.passed > 0));
+  const verdict = ok ? 'OK' : run.timedOut ? 'TIMED OUT' : `FAILED (exit ${run.code})`;
+  // One write per leg, so the lines of legs that run at the same time do not interleave.
+  let report = `${leg.name}: ${s.passed ?? '?'} passed, ${s.failed ?? '?'} failed (checks in ${s.scenarios.length} scenarios${scored}; expected failures: ${s.expected.length ? s.expected.join(', ') : 'none'}; ${seconds} s) — ${verdict}`;
+  if (ok) legsPassed++;
+  else {
+    failures++;
+    // The tail names unexpected failures, warnings and stale baseline entries.
+    report += `\n${run.text.split('\n').slice(-60).join('\n')}\n(full output: ${logFile})`;
+  }
+  console.log(report);
+}
+
+/**
+ * Client legs start their own servers (the suite's) and Switchboard processes, so two run at a time: on two cores
+ * that halves their ~3 minutes without crowding them (all 14 auth scenarios at once ran past any timeout). Server
+ * legs share the one Switchboard under test and run alone, in order.
+ */
+const CLIENT_LEGS_AT_ONCE = 2;
+
 try {
   const url = await server.ready;
-  for (const [i, leg] of legs.entries()) {
-    const logFile = join(dir, `leg-${i + 1}.log`);
-    const started = Date.now();
+  const indexed = legs.map((leg, i) => ({ leg, i }));
+  for (const { leg, i } of indexed.filter((x) => !x.leg.client)) {
     if (leg.pair && !pair) pair = await startPair(dir);
-    const run = await runLeg(leg, url);
-    writeFileSync(logFile, run.text);
-    const s = summarize(run.text);
-    let scored = '';
-    if (leg.scoredBy) {
-      const names = await scoredScenarios(leg);
-      const mine = s.scenarios.filter((x) => names.has(x.name));
-      const green = mine.filter((x) => x.ok).length;
-      const checks = mine.reduce((n, x) => n + x.passed, 0);
-      const bad = mine.reduce((n, x) => n + x.failed, 0);
-      scored = `; scored: ${green}/${names.size} scenarios pass, ${checks} passed, ${bad} failed`;
-      if (mine.length !== names.size) scored += ` (only ${mine.length} of them ran)`;
-    }
-    const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    // A single client scenario has no baseline: every check must pass. A leg with a baseline has the suite's verdict.
-    const ok =
-      run.code === 0 && s.passed !== undefined && (!leg.client || leg.baseline || (s.failed === 0 && s.passed > 0));
-    const verdict = ok ? 'OK' : run.timedOut ? 'TIMED OUT' : `FAILED (exit ${run.code})`;
-    console.log(
-      `${leg.name}: ${s.passed ?? '?'} passed, ${s.failed ?? '?'} failed` +
-        ` (checks in ${s.scenarios.length} scenarios${scored}; expected failures: ${s.expected.length ? s.expected.join(', ') : 'none'}` +
-        `; ${seconds} s) — ${verdict}`,
-    );
-    if (ok) legsPassed++;
-    if (!ok) {
-      failures++;
-      // The tail names unexpected failures, warnings and stale baseline entries.
-      console.log(run.text.split('\n').slice(-60).join('\n'));
-      console.log(`(full output: ${logFile})`);
-    }
+    await runAndReport(leg, i, url);
   }
+  const queue = indexed.filter((x) => x.leg.client);
+  await Promise.all(
+    Array.from({ length: CLIENT_LEGS_AT_ONCE }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) await runAndReport(next.leg, next.i, url);
+    }),
+  );
 } catch (err) {
   failures++;
   console.error(`conformance: ${err.message}`);
