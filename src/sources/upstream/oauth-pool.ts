@@ -3,7 +3,8 @@
 // (docs/decisions.md, "Upstream OAuth"). The server's primary connection (the local or shared login) stays the
 // manager's; this pool holds the others, and the logins (sealed with the key kept outside the store) of both.
 import type { Principal } from '../../core/context.ts';
-import { type Catalog, UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import type { Catalog } from '../../core/mcp-client/catalog.ts';
+import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
 import { loadSealingKey, type SealingKey } from '../../core/mcp-client/oauth/sealed.ts';
 import { loginKey, OAuthSession } from '../../core/mcp-client/oauth/session.ts';
 import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
