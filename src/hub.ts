@@ -135,11 +135,12 @@ async function watchConfigFiles(config: LiveConfig, logger: Logger): Promise<() 
 /**
  * The pipeline, in the order a call meets it. Lookup, validation and execution are the pipeline's own
  * (src/core/pipeline.ts): lookup before everything listed here, validate and execute after the last `use`.
- * SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics.
+ * SWITCHBOARD_POLICY=off measures the bare pipeline (benchmarks only): no limits, breakers, audit or metrics. The
+ * result cache stays: it is a capability's feature, not a check, and a call it answers must not start running again.
  */
 function assemblePipeline(services: Services, policy: PolicySteps, observers: CallObservers, policyOn: boolean) {
   const pipeline = new Pipeline(services);
-  if (!policyOn) return pipeline.observe(observers.published);
+  if (!policyOn) return pipeline.use(policy.cache).observe(observers.published);
   return pipeline
     .onStart(observers.started) // in-flight gauges
     .use(policy.timeout) // the call's time limit (enforced by execute)
@@ -214,7 +215,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const prom = new PromMetrics(() => policy.breakerViews());
   const policyOn = env.SWITCHBOARD_POLICY !== 'off';
   if (!policyOn)
-    logger.warn('SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only)');
+    logger.warn(
+      'SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only); the result cache still answers',
+    );
   const pipeline = assemblePipeline(services, policy, new CallObservers(metrics, prom, bus, audit), policyOn);
   await audit.prune();
   registerHealth(services.health, policy, store, scale);

@@ -59,6 +59,10 @@ export class LiveConfig implements ConfigAccess {
     return this.current;
   }
 
+  raw(): Raw {
+    return structuredClone(this.runtimeRaw);
+  }
+
   async replace(next: unknown, opts: { persist?: boolean } = {}): Promise<Config> {
     if (!isPlain(next))
       throw new SwitchboardError('INVALID_INPUT', 'config: expected an object (a whole configuration).');

@@ -169,6 +169,8 @@ export interface MetricsView {
 export interface ConfigAccess {
   /** The effective configuration (user + project, expanded, validated). */
   get(): Config;
+  /** The configuration in effect as written: user + project or the last change, `${VAR}` unexpanded, no defaults. */
+  raw(): Record<string, unknown>;
   /** Validate and apply a whole new configuration; invalid → SwitchboardError INVALID_INPUT, nothing applied. */
   replace(next: unknown, opts?: { persist?: boolean }): Promise<Config>;
   /** Apply an RFC 7396 merge patch; the result is validated before it applies. */

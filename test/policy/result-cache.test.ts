@@ -234,6 +234,25 @@ describe('result cache on SQLite', () => {
   });
 });
 
+describe('result cache with SWITCHBOARD_POLICY=off', () => {
+  it('still answers identical calls from kept results (a feature, not a limit) while the limits are off', async () => {
+    const hub = await testHub({
+      cwd: project('[policy.rate_limit]\nlimit = 1\nwindow_ms = 60000\n'),
+      env: { SWITCHBOARD_POLICY: 'off' },
+    });
+    hubs.push(hub);
+    const runs = addFixtures(hub);
+    expect(await hub.call('c.lookup', { q: 'x' }, alice)).toEqual({ ok: true, value: { answer: 'x#1', run: 1 } });
+    expect(await hub.call('c.lookup', { q: 'x' }, bob)).toEqual({ ok: true, value: { answer: 'x#1', run: 1 } });
+    expect(runs.lookup).toBe(1);
+    // Other roles still keep their own result.
+    expect(await hub.call('c.lookup', { q: 'x' }, carol)).toMatchObject({ value: { run: 2 } });
+    // The rate limit (one call a minute) is off: a capability without a cache runs every time.
+    await hub.call('c.plain', {}, alice);
+    expect(await hub.call('c.plain', {}, alice)).toEqual({ ok: true, value: { run: 2 } });
+  });
+});
+
 describe('result cache on Redis, two hubs on one prefix', () => {
   async function twoHubs() {
     const storeA = await openTestStore(REDIS_URL);

@@ -1,19 +1,10 @@
 // One upstream MCP server, supervised: connect through the official SDK client (stdio child, Streamable HTTP with
 // 2026-07-28 negotiation and 2025 fallback, or legacy SSE), list what it offers, restart it with backoff when it
-// goes away, and forward calls with progress, cancellation and per-server timeouts. Past ~400 lines: the lifecycle
-// is one state machine, read top to bottom; the transport it opens and the errors it maps live in upstream-edges.ts,
-// the OAuth provider in oauth/. The OAuth hooks added here (401 refresh, step-up, login required, ~80 lines) are the
-// next thing to move out, beside oauth/session.ts.
-import {
-  Client,
-  type GetPromptResult,
-  InsufficientScopeError,
-  type Prompt,
-  type ReadResourceResult,
-  type Resource,
-  type ResourceTemplateType as ResourceTemplate,
-  type Tool,
-} from '@modelcontextprotocol/client';
+// goes away, and forward calls with progress, cancellation and per-server timeouts. The lifecycle is one state
+// machine, read top to bottom; beside it: the transport it opens and the errors it maps (upstream-edges.ts), the
+// listing (catalog.ts), progress, elicitation and sampling routed to the calls in flight (side-channel.ts), and the
+// OAuth provider (oauth/session.ts) with this connection's hooks for it (oauth/connection-login.ts).
+import { Client, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { version } from '../../version.ts';
 import { type CancelWatch, watchSignal } from '../cancellation.ts';
@@ -22,19 +13,12 @@ import { SwitchboardError } from '../errors.ts';
 import { paramHeadersOf, paramHeaderValues } from '../mcp-param-headers.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
+import { type Catalog, listCatalog } from './catalog.ts';
+import { ConnectionLogin } from './oauth/connection-login.ts';
 import type { OAuthSession } from './oauth/session.ts';
 import type { ResolvedServer } from './server-spec.ts';
+import { type OnProgress, SideChannel } from './side-channel.ts';
 import { callError, describeConnectError, isSessionGone, openTransport } from './upstream-edges.ts';
-
-/** What a server offers, as it listed it (tool schemas untouched). */
-export interface Catalog {
-  tools: Tool[];
-  resources: Resource[];
-  resourceTemplates: ResourceTemplate[];
-  prompts: Prompt[];
-  serverInfo?: { name: string; version: string };
-  listedAt: string;
-}
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped';
 
@@ -48,7 +32,7 @@ export interface ConnectionEvents {
 export interface CallOptions {
   /** The call's cancellation (a pipeline call's own, or `watchSignal(signal)`); its abort cancels the request. */
   cancel: CancelWatch;
-  onprogress?: (p: { progress: number; total?: number; message?: string }) => void;
+  onprogress?: OnProgress;
   /** The calling client's side channel: elicitation and sampling requests from the server are passed to it. */
   client?: ClientChannel;
 }
@@ -57,8 +41,6 @@ export interface CallOptions {
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 30_000;
 const STABLE_MS = 60_000;
-/** While a login is required, the store is read this often for a new one (`mcp login` from another process). */
-const LOGIN_POLL_MS = 2_000;
 /** The SDK's own per-request timer is disabled for tool calls: the pipeline's timeout (reset by progress) rules. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
@@ -85,16 +67,16 @@ export class UpstreamConnection {
   private client?: Client;
   /** The fast path for tool calls on a stdio connection (see call-lane.ts). */
   private lane?: CallLane;
-  private progressSeq = 0;
-  private readonly progressRoutes = new Map<string, NonNullable<CallOptions['onprogress']>>();
-  /** Calls in flight, newest last: a server's elicitation or sampling request goes to the newest that can answer. */
-  private readonly inflight: ClientChannel[] = [];
+  /** Progress, elicitation and sampling from the server, to the calls in flight (side-channel.ts). */
+  private readonly side: SideChannel;
   private stopping = false;
   private failures = 0;
   private connectedAt = 0;
   private retryTimer?: NodeJS.Timeout;
   private attempt?: Promise<void>;
   private readonly waiters = new Set<() => void>();
+  /** The OAuth hooks: login checks, refusals, the poll for a new login (oauth/connection-login.ts). */
+  private readonly login?: ConnectionLogin;
 
   constructor(
     readonly server: ResolvedServer,
@@ -102,7 +84,10 @@ export class UpstreamConnection {
     private readonly events: ConnectionEvents,
     /** The OAuth login this connection uses (a remote server with `[servers.oauth]`). */
     readonly oauth?: OAuthSession,
-  ) {}
+  ) {
+    this.side = new SideChannel(server.name);
+    if (oauth) this.login = new ConnectionLogin(oauth, server.name);
+  }
 
   get name(): string {
     return this.server.name;
@@ -163,14 +148,9 @@ export class UpstreamConnection {
    * the server as `notifications/cancelled`.
    */
   async callTool(tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<Record<string, unknown>> {
-    // Progress is routed here rather than through the SDK's per-request callback: the SDK drops a progress
-    // notification that arrives in the same read as the result, which is the usual case for the last one.
-    const token = opts.onprogress ? `sb-${++this.progressSeq}` : undefined;
-    if (token && opts.onprogress) this.progressRoutes.set(token, opts.onprogress);
-    const channel = opts.client ?? {};
-    this.inflight.push(channel);
+    const call = this.side.begin(opts.onprogress, opts.client);
     try {
-      const params = { name: tool, arguments: args, ...(token ? { _meta: { progressToken: token } } : {}) };
+      const params = { name: tool, arguments: args, ...(call.token ? { _meta: { progressToken: call.token } } : {}) };
       const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, (client) =>
         this.lane
           ? this.lane.call(params, opts.cancel)
@@ -182,9 +162,7 @@ export class UpstreamConnection {
       );
       return checkCallToolResult(this.name, tool, result);
     } finally {
-      // After the result: a progress notification read together with it is handled first, then the route goes.
-      if (token) setImmediate(() => this.progressRoutes.delete(token));
-      this.inflight.splice(this.inflight.lastIndexOf(channel), 1);
+      call.end();
     }
   }
 
@@ -228,7 +206,15 @@ export class UpstreamConnection {
     try {
       return await run(client);
     } catch (err) {
-      if (this.oauth) await this.authFailure(err, client);
+      if (this.login && (await this.login.callRefused(err))) {
+        // The login could not be renewed: wait for a new one instead of retrying the server.
+        if (this.client === client) {
+          this.client = undefined;
+          this.needLogin((err as Error).message);
+          await client.close().catch(() => {});
+        }
+        throw err;
+      }
       if (isSessionGone(err) && !cancel.aborted) {
         this.logger.info({ server: this.name }, 'upstream session expired (404); re-initializing');
         await this.reconnectNow(client);
@@ -239,33 +225,6 @@ export class UpstreamConnection {
         }
       }
       throw callError(err, cancel, request, this.server);
-    }
-  }
-
-  /**
-   * A call the server refused for its login: a 403 asking for a wider scope is remembered for the next login and
-   * said so; a login that could not be renewed takes the connection to `login_required` until someone logs in.
-   */
-  private async authFailure(err: unknown, client: Client): Promise<void> {
-    const oauth = this.oauth as OAuthSession;
-    if (err instanceof InsufficientScopeError) {
-      const scope = await oauth.requireScope(err.requiredScope ?? '');
-      const command = oauth.loginRequired().details?.command as string;
-      throw new SwitchboardError(
-        'FORBIDDEN',
-        `Upstream server '${this.name}' needs a wider scope for this call: '${err.requiredScope ?? '(unnamed)'}'. The next login asks for '${scope}'; run: ${command}`,
-        { server: this.name, requiredScope: scope, command },
-      );
-    }
-    if (err instanceof SwitchboardError && err.details?.loginRequired) {
-      if (this.client === client) {
-        this.client = undefined;
-        this.lastError = err.message;
-        this.setStatus('login_required');
-        await client.close().catch(() => {});
-        this.watchLogin();
-      }
-      throw err;
     }
   }
 
@@ -299,30 +258,12 @@ export class UpstreamConnection {
     // What the transport and protocol layer report without failing a call: lines that are not JSON-RPC, answers
     // over the size limit, answers to unknown ids.
     client.onerror = (err) => this.logger.warn({ server: this.name, err: err.message }, 'upstream transport error');
-    client.setNotificationHandler('notifications/progress', (n) => {
-      const { progressToken, progress, total, message } = n.params;
-      this.progressRoutes.get(String(progressToken))?.({
-        progress,
-        ...(total !== undefined ? { total } : {}),
-        ...(message !== undefined ? { message } : {}),
-      });
-    });
-    client.setRequestHandler('elicitation/create', async (request) => {
-      const caller = this.newest((c) => c.elicit);
-      // Nobody who could answer: decline, which the spec offers for exactly this, rather than fail the call.
-      if (!caller?.elicit) return { action: 'decline' as const };
-      const answer = (await caller.elicit(request.params as Record<string, unknown>)) as Record<string, unknown>;
-      return withDefaults(answer, request.params as Record<string, unknown>) as never;
-    });
-    client.setRequestHandler('sampling/createMessage', async (request) => {
-      const caller = this.newest((c) => c.sample);
-      if (!caller?.sample)
-        throw new Error(
-          `Upstream server '${this.name}' asked for sampling, but the client calling it cannot sample (it did not declare the sampling capability).`,
-        );
-      return (await caller.sample(request.params as Record<string, unknown>)) as never;
-    });
-    if (this.oauth && !(await this.loggedIn())) return;
+    this.side.attach(client);
+    const refused = this.login && (await this.login.check());
+    if (refused)
+      return refused.status === 'failed'
+        ? this.fail(refused.why, 'upstream login could not be read')
+        : this.needLogin(refused.why);
     const transport = openTransport(this.server, this.logger, this.oauth);
     const started = performance.now();
     try {
@@ -348,61 +289,24 @@ export class UpstreamConnection {
       this.events.catalog(this);
     } catch (err) {
       await client.close().catch(() => {});
-      if (
-        this.oauth &&
-        (err instanceof InsufficientScopeError || (err instanceof SwitchboardError && err.details?.loginRequired))
-      ) {
-        // Even listing needs more than the login granted (403 insufficient_scope): the next login asks for it.
-        this.lastError =
-          err instanceof InsufficientScopeError
-            ? `${this.oauth.loginRequired().message.replace(/ \(.*\)\. Run:/, ` with a wider scope ('${await this.oauth.requireScope(err.requiredScope ?? '')}'). Run:`)}`
-            : err.message;
-        this.setStatus('login_required');
-        this.watchLogin();
-        return;
-      }
-      this.lastError = describeConnectError(err, this.server);
-      this.logger.warn({ server: this.name, err: this.lastError }, 'upstream server failed to connect');
-      this.setStatus('failed');
-      this.scheduleRetry();
+      const why = this.login && (await this.login.connectRefused(err));
+      if (why !== undefined) return this.needLogin(why);
+      this.fail(describeConnectError(err, this.server), 'upstream server failed to connect');
     }
   }
 
-  /** Read the login from the store; without tokens the connection waits for one instead of asking the server. */
-  private async loggedIn(): Promise<boolean> {
-    const oauth = this.oauth as OAuthSession;
-    try {
-      await oauth.load();
-    } catch (err) {
-      this.lastError = (err as Error).message;
-      this.logger.warn({ server: this.name, err: this.lastError }, 'upstream login could not be read');
-      this.setStatus('failed');
-      this.scheduleRetry();
-      return false;
-    }
-    if (oauth.hasTokens() && oauth.login?.state !== 'login_required') return true;
-    this.lastError = oauth.loginRequired().message;
+  private fail(why: string, log: string): void {
+    this.lastError = why;
+    this.logger.warn({ server: this.name, err: why }, log);
+    this.setStatus('failed');
+    this.scheduleRetry();
+  }
+
+  /** No login to connect with, or the server refused it: wait for a new one (`login_required`), not retry. */
+  private needLogin(why: string): void {
+    this.lastError = why;
     this.setStatus('login_required');
-    this.watchLogin();
-    return false;
-  }
-
-  /** Poll the store for a new login (written by `mcp login`, perhaps in another process) and connect with it. */
-  private watchLogin(): void {
-    if (this.stopping || this.retryTimer || !this.oauth) return;
-    const seen = this.oauth.login?.updatedAt;
-    const poll = () => {
-      this.retryTimer = setTimeout(async () => {
-        const now = await this.oauth?.load().catch(() => undefined);
-        if (this.stopping) return;
-        if (now && now.updatedAt !== seen && now.state === 'active') {
-          this.retryTimer = undefined;
-          this.start();
-        } else poll();
-      }, LOGIN_POLL_MS);
-      this.retryTimer.unref();
-    };
-    poll();
+    if (!this.stopping && !this.retryTimer) this.login?.watch(() => this.start());
   }
 
   /** Connect again at once (after a login in this process), instead of at the next poll. */
@@ -412,14 +316,8 @@ export class UpstreamConnection {
       void this.oauth?.load().catch(() => undefined);
       return;
     }
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = undefined;
+    this.login?.unwatch();
     this.start();
-  }
-
-  private newest(can: (c: ClientChannel) => unknown): ClientChannel | undefined {
-    for (let i = this.inflight.length - 1; i >= 0; i--) if (can(this.inflight[i])) return this.inflight[i];
-    return undefined;
   }
 
   private async relist(client: Client): Promise<void> {
@@ -447,7 +345,7 @@ export class UpstreamConnection {
   }
 
   private scheduleRetry(): void {
-    if (this.stopping || this.retryTimer) return;
+    if (this.stopping || this.retryTimer || this.login?.watching) return;
     const delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MIN_MS * 2 ** this.failures);
     this.failures++;
     this.retryTimer = setTimeout(() => {
@@ -473,6 +371,7 @@ export class UpstreamConnection {
     this.stopping = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
+    this.login?.stop();
     const client = this.client;
     this.client = undefined;
     this.lane = undefined;
@@ -480,46 +379,4 @@ export class UpstreamConnection {
     await client?.close().catch(() => {});
     await this.attempt?.catch(() => {});
   }
-}
-
-/** List everything the server says it has; a capability it does not declare is simply empty. */
-async function listCatalog(client: Client, timeout: number): Promise<Catalog> {
-  const caps = client.getServerCapabilities() ?? {};
-  const opts = { timeout, cacheMode: 'bypass' } as never;
-  const [tools, resources, resourceTemplates, prompts] = await Promise.all([
-    caps.tools ? client.listTools(undefined, opts).then((r) => r.tools) : [],
-    caps.resources ? client.listResources(undefined, opts).then((r) => r.resources) : [],
-    caps.resources
-      ? client
-          .listResourceTemplates(undefined, opts)
-          .then((r) => r.resourceTemplates)
-          .catch(() => [])
-      : [],
-    caps.prompts ? client.listPrompts(undefined, opts).then((r) => r.prompts) : [],
-  ]);
-  const info = client.getServerVersion();
-  return {
-    tools,
-    resources,
-    resourceTemplates,
-    prompts,
-    ...(info ? { serverInfo: { name: info.name, version: info.version } } : {}),
-    listedAt: new Date().toISOString(),
-  };
-}
-
-/**
- * SEP-1034: an accepted form answer gets the schema's default for every field the user left out, so the server
- * sees the values the form showed.
- */
-export function withDefaults(
-  answer: Record<string, unknown>,
-  params: Record<string, unknown>,
-): Record<string, unknown> {
-  const schema = params.requestedSchema as { properties?: Record<string, { default?: unknown }> } | undefined;
-  if (answer?.action !== 'accept' || !schema?.properties) return answer;
-  const content = { ...((answer.content as Record<string, unknown>) ?? {}) };
-  for (const [field, spec] of Object.entries(schema.properties))
-    if (!(field in content) && spec && 'default' in spec) content[field] = spec.default;
-  return { ...answer, content };
 }

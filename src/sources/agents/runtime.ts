@@ -1,9 +1,10 @@
 // The session runtime, what the agent and session tools call: start and resume a session (one turn at a time per
 // session, many sessions at once), its status and result, cancel, list and clean. The parts it uses live beside it:
 // the turn itself (`turn.ts`), the tools a turn runs (`turn-tools.ts`), which turns run here and their locks
-// (`admission.ts`), cancels between instances (`remote-cancel.ts`) and permissions (`grant.ts`). Past ~400 lines:
-// what is left is the session lifecycle itself, start to clean, each method short; the resume-time overrides
-// (`override`, Meerkat's provider/model/max_tokens) are the part that could move next, beside session-input.ts.
+// (`admission.ts`), cancels between instances (`remote-cancel.ts`), permissions (`grant.ts`) and a resume's
+// provider/model/max_tokens (`resume-override.ts`). Past ~400 lines: what is left is the session lifecycle itself,
+// start to clean, each method short and each needing the others' state (the turns, the sessions, the providers);
+// `launch` (a turn's timer, lock renewal and transcript wiring) is the part that could move next.
 import { existsSync, statSync } from 'node:fs';
 import type { AgentsConfig } from '../../config/schema.ts';
 import { SwitchboardError, toErrorInfo } from '../../core/errors.ts';
@@ -13,6 +14,7 @@ import { type AgentDefinition, loadDefinition, type ProviderName } from './defin
 import { type GrantContext, grant, sessionDirectory } from './grant.ts';
 import type { Provider } from './providers/provider.ts';
 import { type CancelReport, RemoteCancel } from './remote-cancel.ts';
+import { applyResumeOverrides } from './resume-override.ts';
 import {
   answeredToolResults,
   checkSchemas,
@@ -146,37 +148,12 @@ export class AgentRuntime {
     const toolResults = answeredToolResults(meta, given);
     const agent = meta.agent ? loadDefinition(this.deps.services.projectDir, meta.agent) : undefined;
     agentProfile(this.deps.services.config.get(), agent);
-    this.override(meta, agent, input);
+    applyResumeOverrides(meta, agent, input, this.deps.providers, () => this.config());
     this.assertConfigured(meta.provider);
     this.recheckGrant(meta, agent);
     await this.turns.admit(meta.session_name, async () => {});
     meta.last_resumed_at = new Date().toISOString();
     return this.launch(meta, agent, { prompt: prompt || undefined, toolResults }, input.async ?? false, hooks);
-  }
-
-  /**
-   * A resume's provider, model and max_tokens: they apply to its turn and stay the session's (the meta says what
-   * the last turn ran with, as Meerkat's session metadata does). The API providers share one history, so a session
-   * moves between them; claude-cli keeps its conversation in its own session, which no other provider can read.
-   */
-  private override(meta: SessionMeta, agent: AgentDefinition | undefined, input: ResumeInput): void {
-    const to = input.provider;
-    if (to && to !== meta.provider) {
-      const from = meta.provider;
-      if (!this.deps.providers[from].toolLoop || !this.deps.providers[to].toolLoop)
-        throw new SwitchboardError(
-          'INVALID_INPUT',
-          `provider: session '${meta.session_name}' runs on ${from}; it can move only between the API providers (anthropic, openai, gemini), which share its history — claude-cli keeps the conversation in its own session. Start a new session on ${to} instead.`,
-        );
-      meta.provider = to;
-      meta.model =
-        input.model ??
-        (agent?.provider === to ? agent.model : undefined) ??
-        this.provider(to).defaultModel(this.config()) ??
-        null;
-    }
-    if (input.model) meta.model = input.model;
-    if (input.max_tokens) meta.options.max_tokens = input.max_tokens;
   }
 
   /** The session's state, waiting up to `waitMs` for a running turn to finish. */

@@ -3,8 +3,9 @@
 import { type Config, ServerSchema } from '../../config/schema.ts';
 import type { Capability } from '../../core/capability.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
-import type { UpstreamManager, UpstreamView } from './manager.ts';
+import type { UpstreamManager } from './manager.ts';
 import { systemServers } from './servers-tool.ts';
+import type { UpstreamView } from './views.ts';
 
 export interface RunningUpstream extends RunningSource {
   /** Present once a server was configured (the MCP client is loaded only then). */

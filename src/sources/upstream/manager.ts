@@ -1,45 +1,30 @@
 // The set of upstream servers a hub proxies: one supervised connection per configured server, their catalogs
 // cached in the Store (so `tools/list` answers at once after a restart), and their tools, resources and prompts
 // kept in the registry under deterministic names. Config changes add, restart or remove servers in place.
-// Past ~400 lines since per-user OAuth: the per-principal connection pool (`perPrincipal`, `session`,
-// `connectionFor`, `stopPooled`, `relogin`) is one purpose of its own and the next split (oauth-pool.ts).
+// Beside it: the per-principal connections of per-user OAuth servers and the logins (`oauth-pool.ts`), how a server
+// reads in `mcp list --status` (`views.ts`), naming (`naming.ts`) and config resolution (`resolve.ts`). What would
+// split next: registering a catalog in the registry (`register`), if it grows.
 import { z } from 'zod';
 import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { mcpResult } from '../../core/capability.ts';
 import type { Principal } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
-import { type Catalog, UpstreamConnection } from '../../core/mcp-client/connection.ts';
-import { loadSealingKey, type SealingKey } from '../../core/mcp-client/oauth/sealed.ts';
-import { loginKey, OAuthSession } from '../../core/mcp-client/oauth/session.ts';
+import type { Catalog } from '../../core/mcp-client/catalog.ts';
+import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import type { OAuthSession } from '../../core/mcp-client/oauth/session.ts';
 import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
 import { displayFields, type ResourceContents } from '../../core/resource.ts';
 import { Breakers } from '../../policy/breaker.ts';
 import type { SourceContext } from '../index.ts';
 import { planNames, type ServerNames } from './naming.ts';
+import { OAuthPool } from './oauth-pool.ts';
 import { resolveServer } from './resolve.ts';
+import { connectedView, inactiveView, type UpstreamView } from './views.ts';
 
 const CACHE_NAMESPACE = 'upstream.catalog';
 /** Upstream tool input passes through as the server's own schema describes it; the server validates it. */
 const PassThroughInput = z.looseObject({});
-
-/** One configured server as `mcp list --status`, `system.get_state` and health see it. */
-export interface UpstreamView {
-  name: string;
-  transport?: string;
-  status: 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped' | 'disabled' | 'invalid';
-  error?: string;
-  tools: number;
-  /** True while the tools shown come from the cache of an earlier run (not yet listed by this process). */
-  cached: boolean;
-  rttMs?: number;
-  /** `modern`: the server speaks 2026-07-28 (stateless); `legacy`: a 2025-era server (initialize, sessions). */
-  era?: 'modern' | 'legacy';
-  restarts: number;
-  domain?: string;
-  renamed: Array<{ from: string; to: string; reason: string }>;
-  filtered: string[];
-}
 
 interface CachedCatalog {
   fingerprint: string;
@@ -48,12 +33,8 @@ interface CachedCatalog {
 
 export class UpstreamManager {
   private readonly connections = new Map<string, UpstreamConnection>();
-  /**
-   * A per-user OAuth server's connections for callers other than the local one, by server then login key: each
-   * sends only its own principal's token (docs/decisions.md, "Upstream OAuth").
-   */
-  private readonly perPrincipal = new Map<string, Map<string, UpstreamConnection>>();
-  private sealingKey?: SealingKey;
+  /** Per-user OAuth servers' connections for callers other than the local person, and every server's login. */
+  private readonly pool: OAuthPool;
   /** Servers that are configured but cannot run: disabled, or a config error (a missing variable). */
   private readonly inactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
   /** Catalogs from the store, shown until the live server lists its own. */
@@ -65,7 +46,14 @@ export class UpstreamManager {
   /** Servers started without a cached catalog: until they settle, the hub has nothing of theirs to list. */
   private uncachedRound?: Promise<void>;
 
-  constructor(private readonly ctx: SourceContext) {}
+  constructor(private readonly ctx: SourceContext) {
+    this.pool = new OAuthPool(ctx, (primary, catalog) => {
+      // A server nobody local logged in to is listed by the first caller who did.
+      if (this.connections.get(primary.name) !== primary || primary.catalog) return;
+      this.cached.set(primary.name, catalog);
+      this.rebuild();
+    });
+  }
 
   private get services() {
     return this.ctx.services;
@@ -107,7 +95,7 @@ export class UpstreamManager {
       }
       this.connections.delete(name);
       this.cached.delete(name);
-      stops.push(conn.stop(), ...this.stopPooled(name));
+      stops.push(conn.stop(), ...this.pool.stop(name));
     }
     this.inactive.clear();
     for (const [k, v] of nextInactive) this.inactive.set(k, v);
@@ -120,7 +108,7 @@ export class UpstreamManager {
       if (cache && cache.value.fingerprint === server.fingerprint) this.cached.set(server.name, cache.value.catalog);
       let session: OAuthSession | undefined;
       try {
-        session = server.oauth ? this.session(server, server.oauth.shared ? '*' : 'local') : undefined;
+        session = server.oauth ? this.pool.session(server, server.oauth.shared ? '*' : 'local') : undefined;
       } catch (err) {
         this.inactive.set(server.name, { status: 'invalid', error: (err as Error).message });
         this.services.logger.error({ server: server.name }, (err as Error).message);
@@ -151,67 +139,15 @@ export class UpstreamManager {
       : uncached;
   }
 
-  /** The login of `server` for `key`, sealed with the key kept outside the store (read once, on first need). */
-  private session(server: ResolvedServer, key: string): OAuthSession {
-    this.sealingKey ??= loadSealingKey(this.ctx.env);
-    return new OAuthSession({
-      server,
-      key,
-      store: this.services.store.oauthLogins,
-      sealingKey: this.sealingKey as SealingKey,
-      mode: { kind: 'hub' },
-    });
-  }
-
-  /**
-   * The connection a caller's request goes through: a per-user OAuth server's caller other than the local person
-   * gets a connection with their own login (made on first use); everyone else shares the server's connection.
-   */
+  /** The connection a caller's request goes through (its own on a per-user OAuth server: oauth-pool.ts). */
   private connectionFor(name: string, principal: Principal | undefined): UpstreamConnection {
-    const primary = this.connection(name);
-    const oauth = primary.server.oauth;
-    if (!oauth || oauth.shared || !principal) return primary;
-    const key = loginKey(principal, false);
-    if (key === 'local') return primary;
-    let pool = this.perPrincipal.get(name);
-    if (!pool) {
-      pool = new Map();
-      this.perPrincipal.set(name, pool);
-    }
-    let conn = pool.get(key);
-    if (!conn) {
-      conn = new UpstreamConnection(
-        primary.server,
-        this.services.logger,
-        {
-          // A server nobody local logged in to is listed by the first caller who did.
-          catalog: (c) => {
-            if (this.connections.get(name) !== primary || primary.catalog || !c.catalog) return;
-            this.cached.set(name, c.catalog);
-            this.rebuild();
-          },
-          status: () => {},
-        },
-        this.session(primary.server, key),
-      );
-      pool.set(key, conn);
-      conn.start();
-    }
-    return conn;
-  }
-
-  private stopPooled(name: string): Promise<void>[] {
-    const pool = this.perPrincipal.get(name);
-    this.perPrincipal.delete(name);
-    return [...(pool?.values() ?? [])].map((c) => c.stop());
+    return this.pool.connectionFor(this.connection(name), principal);
   }
 
   /** After `mcp login` in this process: connect the login's connection now instead of at its next poll. */
   relogin(name: string, key: string): void {
     const primary = this.connections.get(name);
-    if (!primary) return;
-    const conn = primary.oauth?.key === key ? primary : this.perPrincipal.get(name)?.get(key);
-    conn?.relogin();
+    if (primary) this.pool.relogin(primary, key);
   }
 
   private onCatalog(conn: UpstreamConnection): void {
@@ -418,40 +354,9 @@ export class UpstreamManager {
   /** Every configured server with its state, by name. */
   views(): UpstreamView[] {
     const out: UpstreamView[] = [];
-    for (const [name, conn] of this.connections) {
-      const names = this.names.get(name);
-      const catalog = this.catalogOf(name);
-      out.push({
-        name,
-        transport: conn.server.transport,
-        status: conn.status,
-        ...(conn.lastError && conn.status !== 'connected' ? { error: conn.lastError } : {}),
-        tools: names?.tools.length ?? catalog?.tools.length ?? 0,
-        cached: !conn.catalog && catalog !== undefined,
-        ...(conn.rttMs !== undefined ? { rttMs: conn.rttMs } : {}),
-        ...(conn.era && conn.status === 'connected' ? { era: conn.era } : {}),
-        restarts: conn.restarts,
-        ...(names ? { domain: names.domain } : {}),
-        renamed: [
-          ...(names?.domainReason ? [{ from: name, to: names.domain, reason: names.domainReason }] : []),
-          ...(names?.tools ?? [])
-            .filter((t) => t.renamed)
-            .map((t) => ({ from: t.renamed?.from as string, to: t.name, reason: t.renamed?.reason as string })),
-        ],
-        filtered: names?.filtered ?? [],
-      });
-    }
-    for (const [name, state] of this.inactive)
-      out.push({
-        name,
-        status: state.status,
-        ...(state.error ? { error: state.error } : {}),
-        tools: 0,
-        cached: false,
-        restarts: 0,
-        renamed: [],
-        filtered: [],
-      });
+    for (const [name, conn] of this.connections)
+      out.push(connectedView(conn, this.names.get(name), this.catalogOf(name)));
+    for (const [name, state] of this.inactive) out.push(inactiveView(name, state));
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -466,7 +371,7 @@ export class UpstreamManager {
 
   async stop(): Promise<void> {
     const conns = [...this.connections.values()];
-    const pooled = [...this.perPrincipal.keys()].flatMap((name) => this.stopPooled(name));
+    const pooled = this.pool.stopAll();
     this.connections.clear();
     await Promise.all([...conns.map((c) => c.stop()), ...pooled]);
     this.services.registry.batch(() => {

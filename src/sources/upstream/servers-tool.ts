@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { defineCapability } from '../../core/capability.ts';
 import { SwitchboardError } from '../../core/errors.ts';
-import type { UpstreamView } from './manager.ts';
+import type { UpstreamView } from './views.ts';
 
 export interface ServerControl {
   views(): UpstreamView[];

@@ -451,6 +451,54 @@ describe('system.config', () => {
     expect(text).toMatch(/timeout_ms = 1234/);
   });
 
+  it('round-trips get → edit → set with [auth.oauth] and secrets: masked values keep the ones in effect', async () => {
+    const toml = [
+      '[auth.oauth]',
+      'issuer = "https://login.example.com"',
+      '[auth.oauth.roles]',
+      '"switchboard:agent" = ["agent"]',
+      '[agents.providers.anthropic]',
+      'api_key = "${ANT_KEY}"',
+      '[[servers]]',
+      'name = "first"',
+      'url = "http://127.0.0.1:1/mcp"',
+      'enabled = false',
+      'headers = { Authorization = "Bearer ${FIRST_TOKEN}" }',
+      '[[servers]]',
+      'name = "second"',
+      'url = "http://127.0.0.1:2/mcp"',
+      'enabled = false',
+      'headers = { Authorization = "Bearer second-secret" }',
+      '',
+    ].join('\n');
+    hub = await testHub({ cwd: projectWith(toml), env: { ANT_KEY: 'sk-ant-real' } });
+    const before = structuredClone(hub.services.config.get());
+    const current = (await hub.value('system.config', { action: 'get' })).config;
+    expect(current.auth).toBe('[redacted]');
+    // The edit: a new timeout, and the servers in the other order (secrets follow their server, not their place).
+    const next = {
+      ...current,
+      policy: { ...current.policy, timeout_ms: 4321 },
+      servers: [...current.servers].reverse(),
+    };
+    const out = await hub.value('system.config', { action: 'set', value: next, persist: true });
+    expect(JSON.stringify(out)).not.toMatch(/secret|sk-ant-real/);
+    const after = hub.services.config.get() as any;
+    expect(after.policy.timeout_ms).toBe(4321);
+    expect(after.auth).toEqual(before.auth);
+    expect(after.agents.providers.anthropic.api_key).toBe('sk-ant-real');
+    expect(after.servers.map((s: any) => [s.name, s.headers.Authorization])).toEqual([
+      ['second', 'Bearer second-secret'],
+      ['first', 'Bearer ${FIRST_TOKEN}'], // a server's own variables are expanded when it connects
+    ]);
+    // The file keeps the variables as written, not the secrets they expand to, and no mask.
+    const text = readFileSync(hub.services.config.projectFile, 'utf8');
+    expect(text).toContain('api_key = "${ANT_KEY}"');
+    expect(text).toContain('Bearer ${FIRST_TOKEN}');
+    expect(text).not.toContain('sk-ant-real');
+    expect(text).not.toContain('[redacted]');
+  });
+
   it('rejects an invalid value naming the key, and changes nothing', async () => {
     hub = await testHub({ cwd: projectWith(COMMENTED) });
     const events = recordEvents(hub, 'config.changed');

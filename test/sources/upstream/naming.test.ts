@@ -1,6 +1,6 @@
 // Upstream names: server__tool, decided for all servers at once so the result never depends on who answered first.
 import { describe, expect, it } from 'vitest';
-import { withDefaults } from '../../../src/core/mcp-client/connection.ts';
+import { withDefaults } from '../../../src/core/mcp-client/side-channel.ts';
 import { toolNameOf } from '../../../src/core/names.ts';
 import { planNames, type ServerListing } from '../../../src/sources/upstream/naming.ts';
 

@@ -4,9 +4,36 @@
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
-import { redact } from '../../../observe/redact.ts';
+import { REDACTED, redact } from '../../../observe/redact.ts';
 
 const ConfigObject = z.record(z.string(), z.unknown());
+type Plain = Record<string, unknown>;
+const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * What `get` shows comes back to `set` with masks where the secrets were (`[auth]` whole, an API key, a header). A
+ * mask at a path whose value in effect is shown masked keeps that value as written (`raw`: `${VAR}` stays a reference,
+ * so `persist` never writes the secret it expands to), or drops the key when only a default stood there. List items
+ * are matched by `name` (`[[servers]]`, which an edit may reorder), else by place.
+ */
+function unmask(given: unknown, shown: unknown, raw: unknown): unknown {
+  if (given === REDACTED) return shown === REDACTED ? raw : given;
+  if (Array.isArray(given)) {
+    const at = (list: unknown, item: unknown, i: number) => {
+      if (!Array.isArray(list)) return undefined;
+      const name = isPlain(item) && typeof item.name === 'string' ? item.name : undefined;
+      return name === undefined ? list[i] : list.find((x) => isPlain(x) && x.name === name);
+    };
+    return given.map((item, i) => unmask(item, at(shown, item, i), at(raw, item, i)));
+  }
+  if (!isPlain(given)) return given;
+  const out: Plain = {};
+  for (const [key, value] of Object.entries(given)) {
+    const kept = unmask(value, isPlain(shown) ? shown[key] : undefined, isPlain(raw) ? raw[key] : undefined);
+    if (kept !== undefined) out[key] = kept;
+  }
+  return out;
+}
 
 function missing(action: string, field: 'value' | 'patch', what: string): SwitchboardError {
   return new SwitchboardError('INVALID_INPUT', `system.config action '${action}' needs '${field}': ${what}.`, {
@@ -54,7 +81,7 @@ export const systemConfig = defineCapability({
     if (action === 'set') {
       if (value === undefined) throw missing('set', 'value', 'the whole new configuration object');
       if (patch !== undefined) throw unexpected('set', 'patch', "use action 'patch' to merge a patch");
-      next = await config.replace(value, { persist });
+      next = await config.replace(unmask(value, shown(config.get()), config.raw()), { persist });
     } else {
       if (patch === undefined) throw missing('patch', 'patch', 'an RFC 7396 merge patch object');
       if (value !== undefined)
