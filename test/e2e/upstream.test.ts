@@ -146,7 +146,10 @@ describe('upstream servers through switchboard serve (stdio)', () => {
     const second = await connect(dir);
     const t1 = performance.now();
     const listed = await names(second.client);
-    expect(performance.now() - t1).toBeLessThan(1000);
+    // Sleepy's tools in a list answered before sleepy can have started (it takes 4 s; a list without the cache would
+    // wait at most the 1 s and come without them): the bound is sleepy's start, not a speed target, so a busy machine
+    // does not fail it.
+    expect(performance.now() - t1).toBeLessThan(3000);
     expect(listed).toEqual(expect.arrayContaining(['alpha__echo', 'sleepy__echo']));
     // And a call made while it is starting waits for it instead of failing.
     expect(text(await second.client.callTool({ name: 'sleepy__echo', arguments: { text: 'patience' } }))).toBe(
