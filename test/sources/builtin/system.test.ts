@@ -499,6 +499,41 @@ describe('system.config', () => {
     expect(text).not.toContain('[redacted]');
   });
 
+  it('patches with masks copied from get: a masked key stays as it is, a list of servers keeps its secrets', async () => {
+    const toml = [
+      '[auth.oauth]',
+      'issuer = "https://login.example.com"',
+      '[auth.oauth.roles]',
+      '"switchboard:agent" = ["agent"]',
+      '[agents.providers.anthropic]',
+      'api_key = "sk-ant-real"',
+      '[[servers]]',
+      'name = "api"',
+      'url = "http://127.0.0.1:1/mcp"',
+      'enabled = false',
+      'headers = { Authorization = "Bearer literal-secret" }',
+      '',
+    ].join('\n');
+    hub = await testHub({ cwd: projectWith(toml) });
+    const before = structuredClone(hub.services.config.get()) as any;
+    const current = (await hub.value('system.config', { action: 'get' })).config;
+    // A patch assembled from the read: the masked table and key as shown, the servers list with one change.
+    const patch = {
+      auth: current.auth,
+      agents: {
+        providers: { anthropic: { api_key: current.agents.providers.anthropic.api_key, model: 'claude-opus-5' } },
+      },
+      servers: current.servers.map((s: any) => ({ ...s, timeout_ms: 4000 })),
+    };
+    expect(patch.auth).toBe('[redacted]');
+    await hub.value('system.config', { action: 'patch', patch, persist: true });
+    const after = hub.services.config.get() as any;
+    expect(after.auth).toEqual(before.auth);
+    expect(after.agents.providers.anthropic).toMatchObject({ api_key: 'sk-ant-real', model: 'claude-opus-5' });
+    expect(after.servers[0]).toMatchObject({ timeout_ms: 4000, headers: { Authorization: 'Bearer literal-secret' } });
+    expect(readFileSync(hub.services.config.projectFile, 'utf8')).not.toContain('[redacted]');
+  });
+
   it('rejects an invalid value naming the key, and changes nothing', async () => {
     hub = await testHub({ cwd: projectWith(COMMENTED) });
     const events = recordEvents(hub, 'config.changed');

@@ -35,6 +35,23 @@ function unmask(given: unknown, shown: unknown, raw: unknown): unknown {
   return out;
 }
 
+/**
+ * The same for a merge patch built from what `get` showed: a mask where the value in effect is shown masked leaves
+ * that key out of the patch (unchanged, and never copied into the project file from elsewhere); a list replaces
+ * the whole list in a merge patch, so its items are unmasked as `set` does.
+ */
+function unmaskPatch(patch: Plain, shown: unknown, raw: unknown): Plain {
+  const out: Plain = {};
+  for (const [key, value] of Object.entries(patch)) {
+    const shownHere = isPlain(shown) ? shown[key] : undefined;
+    const rawHere = isPlain(raw) ? raw[key] : undefined;
+    if (value === REDACTED && shownHere === REDACTED) continue;
+    if (Array.isArray(value)) out[key] = unmask(value, shownHere, rawHere);
+    else out[key] = isPlain(value) ? unmaskPatch(value, shownHere, rawHere) : value;
+  }
+  return out;
+}
+
 function missing(action: string, field: 'value' | 'patch', what: string): SwitchboardError {
   return new SwitchboardError('INVALID_INPUT', `system.config action '${action}' needs '${field}': ${what}.`, {
     issues: [{ path: field, message: `required for action '${action}'` }],
@@ -73,8 +90,8 @@ export const systemConfig = defineCapability({
   roles: ['admin'],
   handle: async ({ action, value, patch, persist }, ctx) => {
     const { config, bus } = ctx.services;
-    // Secrets in the configuration (an API key, an Authorization header) never leave in an answer; `patch`
-    // changes what is in effect, so a redacted value read back is never written over a real one.
+    // Secrets in the configuration (an API key, an Authorization header) never leave in an answer, and a mask sent
+    // back (`set` of what `get` showed, or a patch copied from it) is never written over a real one.
     const shown = (c: Record<string, unknown>) => redact(c) as Record<string, unknown>;
     if (action === 'get') return { config: shown(config.get()), persisted: false };
     let next: Record<string, unknown>;
@@ -86,7 +103,7 @@ export const systemConfig = defineCapability({
       if (patch === undefined) throw missing('patch', 'patch', 'an RFC 7396 merge patch object');
       if (value !== undefined)
         throw unexpected('patch', 'value', "use action 'set' to replace the whole configuration");
-      next = await config.patch(patch, { persist });
+      next = await config.patch(unmaskPatch(patch, shown(config.get()), config.raw()), { persist });
     }
     bus.publish({ type: 'config.changed', action, persisted: persist, at: new Date().toISOString() });
     return persist
