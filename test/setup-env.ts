@@ -1,8 +1,13 @@
-// Each test file runs in a temp folder of its own, removed after the file: TMPDIR points there, so every
+// The environment each test file runs in.
+//
+// A temp folder of its own, removed after the file: TMPDIR points there, so every
 // `mkdtempSync(join(tmpdir(), …))` of a test or helper (tempProject, testHub, configProject…) lands inside it and goes
 // with it, and HOME is a folder inside it, so a developer's own ~/.switchboard, ~/.claude.json or mekara scripts
 // never show up in a listing under test. Children started with `childEnv` (or any env spread from process.env)
 // inherit both.
+//
+// No nonessential traffic from the real `claude` binary (telemetry, update checks, error reports), as the hook tests
+// already asked: a test talks to the fake API only. Hubs pass CLAUDE_* on to the claude-cli provider's child.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +21,7 @@ mkdirSync(home);
 process.env.npm_config_cache ??= join(homedir(), '.npm');
 process.env.TMPDIR = root;
 process.env.HOME = home;
+process.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = '1';
 
 afterAll(() => {
   restore('HOME', saved.HOME);
