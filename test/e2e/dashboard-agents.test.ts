@@ -1,6 +1,6 @@
 // The dashboard's Agents and Scripts views in headless Chromium: an agent turn against the fake Anthropic API whose
 // transcript streams in while the turn runs, a running turn cancelled from the page, and a script run's stack and
-// steps. Screenshots go to docs/screenshots/.
+// steps. Screenshots go to docs/screenshots/ when SWITCHBOARD_SCREENSHOTS=1.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';

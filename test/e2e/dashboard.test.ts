@@ -1,6 +1,6 @@
 // The dashboard in a real browser (headless Chromium): serving /ui, the token login, live updates from the bus
 // within a second, the overview and the task board, and what a non-admin token does not see. Screenshots of each
-// page go to docs/screenshots/.
+// page go to docs/screenshots/ when SWITCHBOARD_SCREENSHOTS=1.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -39,6 +39,10 @@ async function mcpClient(token: string): Promise<Client> {
 }
 
 beforeAll(async () => {
+  // Chromium starts on the other core while the records are written.
+  const launching = launchBrowser().then((b) => {
+    browser = b;
+  });
   mkdirSync(join(dir, '.switchboard'));
   const fixture = join(ROOT, 'test/fixtures/upstream/fixture-server.mjs');
   writeFileSync(
@@ -53,7 +57,7 @@ beforeAll(async () => {
       Array.from({ length: 5000 }, (_, i) => auditRecord(batch * 5000 + i, { principal: `bulk-${i % 10}` })),
     );
   await store.close();
-  [server, browser] = await Promise.all([startHttpServer(dir), launchBrowser()]);
+  [server] = await Promise.all([startHttpServer(dir), launching]);
 });
 afterAll(async () => {
   await browser?.close();

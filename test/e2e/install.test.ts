@@ -47,6 +47,8 @@ function projectWithHandler(): string {
 let work: string;
 let tarball: string;
 let prefix: string;
+/** A project with the tarball as its devDependency. */
+let app: string;
 let mirror: Server;
 let mirrorUrl: string;
 let npmEnv: NodeJS.ProcessEnv;
@@ -90,11 +92,21 @@ beforeAll(async () => {
   });
   tarball = join(work, JSON.parse(packed.stdout)[0].filename);
   prefix = join(work, 'prefix');
-  await run('npm', ['install', '--global', '--prefix', prefix, ...NPM_FLAGS, tarball], {
-    cwd: work,
-    env: npmEnv,
-    timeout: INSTALL_TIMEOUT_MS,
-  });
+  app = projectWithHandler();
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module' }));
+  // Both installs at once: together they take about the time of one (measured: 69.5 s -> 53.9 s for the file).
+  await Promise.all([
+    run('npm', ['install', '--global', '--prefix', prefix, ...NPM_FLAGS, tarball], {
+      cwd: work,
+      env: npmEnv,
+      timeout: INSTALL_TIMEOUT_MS,
+    }),
+    run('npm', ['install', '--save-dev', ...NPM_FLAGS, tarball], {
+      cwd: app,
+      env: npmEnv,
+      timeout: INSTALL_TIMEOUT_MS,
+    }),
+  ]);
 }, INSTALL_TIMEOUT_MS + 60_000);
 
 afterAll(async () => {
@@ -174,13 +186,7 @@ describe('the packed package, installed as a devDependency', () => {
   it(
     'runs through npx by its command and by its package name, with handlers importing the local install',
     async () => {
-      const dir = projectWithHandler();
-      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module' }));
-      await run('npm', ['install', '--save-dev', ...NPM_FLAGS, tarball], {
-        cwd: dir,
-        env: npmEnv,
-        timeout: INSTALL_TIMEOUT_MS,
-      });
+      const dir = app; // installed into by beforeAll, beside the global install
       const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
       expect(Object.keys(pkg.devDependencies)).toEqual(['switchboard-mcp']);
       const env = childEnv(dir);

@@ -1,6 +1,6 @@
 // Headless Chromium for the dashboard's tests: Debian's `chromium` (apt-get install chromium; .ci/run installs it)
-// driven by puppeteer-core, which brings no browser of its own. One browser per test file; screenshots go to
-// docs/screenshots/, linked from docs/dashboard.md.
+// driven by puppeteer-core, which brings no browser of its own. One browser per test file; with
+// SWITCHBOARD_SCREENSHOTS=1, screenshots go to docs/screenshots/, linked from docs/dashboard.md.
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -52,7 +52,9 @@ export async function whenLive(page: Page): Promise<void> {
   await page.waitForSelector('header .live.live');
 }
 
+/** Write docs/screenshots/NAME.png, only when asked (SWITCHBOARD_SCREENSHOTS=1): a test run leaves the checkout clean. */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  if (process.env.SWITCHBOARD_SCREENSHOTS !== '1') return;
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`) });
 }

@@ -29,6 +29,8 @@ export function claude(
           ANTHROPIC_BASE_URL: api.url,
           ANTHROPIC_API_KEY: 'x',
           SWITCHBOARD_HOME: join(cwd, '.home'),
+          // No telemetry, update or error-report traffic: a test talks to the fake API only.
+          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
           ...extraEnv,
         },
       },
