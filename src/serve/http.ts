@@ -73,7 +73,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const maxBody = cfg.max_body_bytes;
   const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
   const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
-  const dashboard = createDashboard(hub, () => auth.oauth);
+  const dashboard = createDashboard(hub, () => auth.oauth, opts.exposure);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = requestTarget(req.url ?? '/');

@@ -1,6 +1,6 @@
 // The Store contract's shared part (src/store/contract.ts re-exports it): the live state several instances behind
-// one address share — MCP session records and mailboxes, rate limits and breakers, the bus stream — offered only by
-// a store reached by several instances (Redis).
+// one address share — MCP session records and mailboxes, rate limits and breakers, the bus stream, cached results,
+// dashboard tickets — offered only by a store reached by several instances (Redis).
 import type { McpSessionRecord } from './records/mcp-sessions.ts';
 
 // --- shared state for scale-out -----------------------------------------------------------------------------------
@@ -118,12 +118,24 @@ export interface SharedResultsPart {
   put(key: string, value: string, ttlMs: number): Promise<void>;
 }
 
+/**
+ * Single-use values with a short life (the dashboard's event-stream tickets): put by one instance, taken once by any.
+ * Values are text; an id is the caller's random, unguessable name.
+ */
+export interface SharedTicketsPart {
+  /** Keep `value` under `id` for `ttlMs` (the store's clock). */
+  put(id: string, value: string, ttlMs: number): Promise<void>;
+  /** The value under `id`, deleted in the same step (so one taker gets it); undefined when absent or expired. */
+  take(id: string): Promise<string | undefined>;
+}
+
 /** The parts a store shared by several instances offers; an embedded store (SQLite) has none. */
 export interface SharedState {
   readonly sessions: McpSessionPart;
   readonly limits: SharedLimitsPart;
   readonly bus: BusStreamPart;
   readonly results: SharedResultsPart;
+  readonly tickets: SharedTicketsPart;
   /**
    * A 32-byte secret every instance on the store shares (the first to ask creates it): it lives as long as the
    * store's data, so what one instance sealed with it, every instance (and a restarted one) opens.

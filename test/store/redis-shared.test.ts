@@ -100,6 +100,23 @@ describe('Redis shared state', () => {
     expect(await b.bus.latest(0)).toEqual([]);
   });
 
+  it('gives a ticket put on one instance to one taker on any, until it expires', async () => {
+    const [storeA, storeB] = await twoTestStores(cleanup);
+    const [a, b] = [storeA.shared, storeB.shared];
+    await a.tickets.put('t-1', 'who', 60_000);
+    const takes = await Promise.all([b.tickets.take('t-1'), a.tickets.take('t-1')]);
+    expect(takes.sort()).toEqual(['who', undefined]);
+    await a.tickets.put('t-2', 'short', 100);
+    await a.tickets.put('t-3', 'long', 60_000);
+    // Looked at without taking it: once Redis has dropped it, nobody takes it.
+    await until(async () => (await storeB.client.exists(`${storeB.prefix}ticket:t-2`)) === 0, {
+      what: 't-2 to expire',
+    });
+    expect(await b.tickets.take('t-2')).toBeUndefined();
+    expect(await b.tickets.take('t-3')).toBe('long');
+    expect(await b.tickets.take('made-up')).toBeUndefined();
+  });
+
   it('hands every instance the same secret, made by the first to ask', async () => {
     const { a, b } = await twoInstances();
     const [fromA, fromB] = await Promise.all([a.secret('request-state'), b.secret('request-state')]);

@@ -9,6 +9,7 @@ import type { Hub } from '../../hub.ts';
 import { MetricsSeries } from '../../observe/metrics-series.ts';
 import { hasRole } from '../../policy/auth.ts';
 import type { OAuthResource } from '../../policy/oauth.ts';
+import type { Exposure } from '../../policy/principal.ts';
 import { sendError, sendJson, streamEvents } from '../rest.ts';
 import { eventFor } from './event-view.ts';
 import { signInOptions, signInOrigins } from './sign-in.ts';
@@ -23,10 +24,22 @@ export interface Dashboard {
   close(): void;
 }
 
-/** `oauth`: the OAuth resource server, when `[auth.oauth]` is configured (known once the server listens). */
-export function createDashboard(hub: Hub, oauth: () => OAuthResource | undefined = () => undefined): Dashboard {
+/**
+ * `oauth`: the OAuth resource server, when `[auth.oauth]` is configured (known once the server listens);
+ * `exposure`: `serve --only/--except`, which a principal rebuilt from a shared ticket gets as authentication gives it.
+ */
+export function createDashboard(
+  hub: Hub,
+  oauth: () => OAuthResource | undefined = () => undefined,
+  exposure?: Exposure,
+): Dashboard {
   const files = new UiFiles(() => signInOrigins(oauth()));
-  const tickets = new Tickets();
+  const shared = hub.services.store.shared?.tickets;
+  const tickets = new Tickets({
+    config: () => hub.config.get(),
+    ...(shared ? { shared } : {}),
+    ...(exposure ? { exposure } : {}),
+  });
   const series = new MetricsSeries(hub.services.bus);
   /** The call series counts every caller's calls (no names): shown to whoever may read system.metrics. */
   const sees = (principal: Principal, capability: string) => {
@@ -48,7 +61,7 @@ export function createDashboard(hub: Hub, oauth: () => OAuthResource | undefined
         return true;
       }
       if (path !== '/v1/ui/events' || req.method !== 'GET') return false;
-      const principal = tickets.redeem(new URL(req.url ?? '/', 'http://localhost').searchParams.get('ticket'));
+      const principal = await tickets.redeem(new URL(req.url ?? '/', 'http://localhost').searchParams.get('ticket'));
       if (!principal) {
         sendJson(res, 401, {
           error: {
@@ -80,7 +93,7 @@ export function createDashboard(hub: Hub, oauth: () => OAuthResource | undefined
           admin: hasRole(principal, ['admin']),
         });
       } else if (path === '/v1/ui/ticket' && req.method === 'POST') {
-        sendJson(res, 200, tickets.issue(principal), { 'cache-control': 'no-store' });
+        sendJson(res, 200, await tickets.issue(principal), { 'cache-control': 'no-store' });
       } else if (path === '/v1/ui/series' && req.method === 'GET') {
         if (!seesMetrics(principal))
           sendError(res, { code: 'FORBIDDEN', message: 'The call series needs access to system.metrics.' });

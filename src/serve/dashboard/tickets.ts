@@ -2,30 +2,87 @@
 // long-lived token in a URL ends up in logs and history; so the page trades its token for a ticket (POST
 // /v1/ui/ticket, authenticated as usual) and opens the stream with it: random, single use, valid for 30 seconds,
 // bound to the principal that asked (docs/decisions.md, "Dashboard").
+// On a store shared by several instances (Redis) the ticket is kept there, so the stream may open on any instance:
+// it stands for the caller's identity and profile (never a credential), from which the redeeming instance builds
+// the principal as its own authentication would. Alone (SQLite), tickets stay in this process's memory.
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Config } from '../../config/schema.ts';
 import type { Principal } from '../../core/context.ts';
+import { effectiveProfile, withProfile } from '../../core/profile.ts';
+import { type Exposure, makePrincipal } from '../../policy/principal.ts';
+import type { SharedTicketsPart } from '../../store/contract.ts';
 
 export const TICKET_TTL_MS = 30_000;
 /** A bound on outstanding tickets, so a caller asking in a loop cannot grow the map without end. */
 const MAX_TICKETS = 10_000;
 
+/** What a shared ticket holds: who asked, as HTTP authentication identified them, and the profile they ran under. */
+const Holder = z.object({
+  id: z.string().min(1),
+  roles: z.array(z.string()),
+  kind: z.enum(['token', 'oauth', 'stdio', 'cli', 'anonymous', 'internal']),
+  profile: z.string().optional(),
+});
+
+export interface TicketOptions {
+  /** The store's shared tickets (`store.shared.tickets`); without them tickets live in this process. */
+  shared?: SharedTicketsPart;
+  /** How a redeeming instance builds the principal: the configuration now and `serve --only/--except`. */
+  config: () => Config;
+  exposure?: Exposure;
+  /** How long a ticket stays valid (tests shorten it). */
+  ttlMs?: number;
+}
+
 export class Tickets {
   private readonly open = new Map<string, { principal: Principal; expires: number }>();
+  private readonly ttlMs: number;
 
-  issue(principal: Principal, now = Date.now()): { ticket: string; expiresInMs: number } {
-    this.sweep(now);
-    if (this.open.size >= MAX_TICKETS) this.open.delete(this.open.keys().next().value as string);
+  constructor(private readonly options: TicketOptions) {
+    this.ttlMs = options.ttlMs ?? TICKET_TTL_MS;
+  }
+
+  async issue(principal: Principal, now = Date.now()): Promise<{ ticket: string; expiresInMs: number }> {
     const ticket = randomBytes(24).toString('base64url');
-    this.open.set(ticket, { principal, expires: now + TICKET_TTL_MS });
-    return { ticket, expiresInMs: TICKET_TTL_MS };
+    const { shared } = this.options;
+    if (shared) {
+      const holder = { id: principal.id, roles: principal.roles, kind: principal.kind ?? 'token' };
+      const value = principal.profile ? { ...holder, profile: principal.profile.name } : holder;
+      await shared.put(ticket, JSON.stringify(value), this.ttlMs);
+    } else {
+      this.sweep(now);
+      if (this.open.size >= MAX_TICKETS) this.open.delete(this.open.keys().next().value as string);
+      this.open.set(ticket, { principal, expires: now + this.ttlMs });
+    }
+    return { ticket, expiresInMs: this.ttlMs };
   }
 
   /** The principal a ticket was issued to, once: the ticket is spent by this call. */
-  redeem(ticket: string | null, now = Date.now()): Principal | undefined {
+  async redeem(ticket: string | null, now = Date.now()): Promise<Principal | undefined> {
     if (!ticket) return undefined;
+    if (this.options.shared) return this.rebuild(await this.options.shared.take(ticket));
     const entry = this.open.get(ticket);
     this.open.delete(ticket);
     return entry && entry.expires > now ? entry.principal : undefined;
+  }
+
+  /** The principal as authentication and profile selection make it (src/policy/auth.ts, profile-select.ts). */
+  private rebuild(value: string | undefined): Principal | undefined {
+    if (value === undefined) return undefined;
+    let parsed: z.infer<typeof Holder>;
+    try {
+      parsed = Holder.parse(JSON.parse(value));
+    } catch {
+      return undefined;
+    }
+    const { profile: name, ...who } = parsed;
+    const config = this.options.config();
+    const principal = makePrincipal(config, this.options.exposure, who);
+    if (name === undefined) return principal;
+    // A profile removed since the ticket was issued: refused, as a request bound to it would be.
+    const profile = effectiveProfile(config, name);
+    return profile ? withProfile(principal, profile) : undefined;
   }
 
   private sweep(now: number): void {

@@ -1,5 +1,5 @@
 // What instances on one Redis share beyond the stored records (the Store contract's `shared`): MCP sessions and
-// their mailboxes, rate limits and breakers, the event bus's stream, cached capability results, and secrets every
+// their mailboxes, rate limits and breakers, the event bus's stream, cached capability results, single-use tickets, and secrets every
 // instance holds alike.
 import type { Redis } from 'ioredis';
 import type { SharedState } from '../contract.ts';
@@ -8,12 +8,14 @@ import { type LimitScripts, RedisLimits } from './limits.ts';
 import { RedisMcpSessions } from './mcp-sessions.ts';
 import { RedisResults } from './results.ts';
 import type { Io } from './scripts.ts';
+import { RedisTickets } from './tickets.ts';
 
 export class RedisShared implements SharedState {
   readonly sessions: RedisMcpSessions;
   readonly limits: RedisLimits;
   readonly bus: RedisBusStream;
   readonly results: RedisResults;
+  readonly tickets: RedisTickets;
 
   constructor(
     private readonly r: Redis & LimitScripts,
@@ -25,6 +27,7 @@ export class RedisShared implements SharedState {
     this.limits = new RedisLimits(r, P, io);
     this.bus = new RedisBusStream(r, url, P, io);
     this.results = new RedisResults(r, P, io);
+    this.tickets = new RedisTickets(r, P, io);
   }
 
   /** The first instance to ask creates it (SET NX), the rest read it; it lives as long as the Redis data. */
