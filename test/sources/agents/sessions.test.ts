@@ -122,7 +122,8 @@ describe('running sessions', () => {
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });
     const t0 = Date.now();
     const started = await hub.value('agent.start', { session_name: 'bg', prompt: 'p', async: true });
-    expect(Date.now() - t0).toBeLessThan(300);
+    // Before the turn's 400 ms reply could have come (its status below is still running).
+    expect(Date.now() - t0).toBeLessThan(400);
     expect(started).toMatchObject({
       session_id: 'bg',
       status: 'running',
