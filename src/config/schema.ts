@@ -1,7 +1,24 @@
 // The configuration schema: the single source of truth for what `.switchboard/config.toml` may say.
 // Strict objects: an unknown key is an error that names it. Defaults live here and nowhere else.
-// Past ~400 lines on purpose: every key of config.toml on one page, as docs/configuration.md reads it.
+// The larger tables have files of their own beside it (schema-servers.ts, schema-agents.ts, schema-auth.ts); this file
+// composes them and re-exports what they define, so importers keep one place to import the configuration from.
 import { z } from 'zod';
+import { AGENTS_DEFAULTS, AgentsSchema } from './schema-agents.ts';
+import { OAuthResourceSchema, secureUrl } from './schema-auth.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, messageBytes, ServerSchema } from './schema-servers.ts';
+
+export { type AgentsConfig, PERMISSION_MODES, type PermissionMode } from './schema-agents.ts';
+export { OAuthResourceSchema, secureOrLoopback } from './schema-auth.ts';
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  fromMeerkatSpelling,
+  SERVER_KEYS,
+  SERVER_NAME,
+  type ServerConfig,
+  type ServerOAuthConfig,
+  ServerOAuthSchema,
+  ServerSchema,
+} from './schema-servers.ts';
 
 const port = z.number().int().min(0).max(65535);
 
@@ -74,180 +91,6 @@ const ProfilesSchema = z
   )
   .default({});
 
-/** The largest newline-delimited JSON message read over stdio unless configured: the MCP SDK's own default. */
-export const DEFAULT_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
-
-/** A stdio message size limit: from 1 KiB up to 256 MiB (a line becomes one string; V8 caps strings near 512 MB). */
-const messageBytes = z
-  .number()
-  .int()
-  .min(1024)
-  .max(256 * 1024 * 1024);
-
-/** Upstream server names: they become the first segment of tool names (`filesystem__read_file`). */
-export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
-
-const GlobListSchema = z
-  .object({
-    allow: z.array(z.string().min(1)).default([]),
-    deny: z.array(z.string().min(1)).default([]),
-  })
-  .strict();
-
-/**
- * How Switchboard logs in to an OAuth-protected remote server (`[servers.oauth]`, docs/oauth.md#upstream-servers).
- * The table's presence turns OAuth on; every field is optional: without a client_id the authorization server is
- * discovered and the client registered (a client ID metadata document when `client_metadata_url` is given and the
- * server supports it, else dynamic registration).
- */
-export const ServerOAuthSchema = z
-  .object({
-    /** A client registered with the authorization server beforehand (no dynamic registration). */
-    client_id: z.string().min(1).optional(),
-    /** Its secret, normally `${VAR}`; left out for a public client. */
-    client_secret: z.string().min(1).optional(),
-    /** Scopes asked for at login, beside those the server names in its challenge. */
-    scopes: z
-      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'a scope is one word of printable ASCII'))
-      .default([]),
-    /** One login for every caller (a team account); otherwise each principal logs in as themselves. */
-    shared: z.boolean().default(false),
-    /** An https URL serving this client's metadata document (SEP-991), used as client_id where supported. */
-    client_metadata_url: z.url({ protocol: /^https$/, error: 'expected an https:// URL' }).optional(),
-    /** The name the authorization server shows on its consent page. */
-    client_name: z.string().min(1).default('Switchboard'),
-  })
-  .strict();
-
-/**
- * Meerkat's `.rkat/mcp.toml` spellings of a server entry, as Switchboard's own, so its `[[servers]]` tables work
- * pasted unchanged: `transport = "streamable-http"` is `http` (the default for a url), `connect_timeout_secs` is
- * `startup_timeout_ms` (both bound connect + handshake + the first tools/list). `mcp import --from meerkat` writes
- * the result; the server schema reads through it.
- */
-export function fromMeerkatSpelling(entry: Record<string, unknown>): {
-  entry: Record<string, unknown>;
-  issues: { path: string; message: string }[];
-} {
-  const out: Record<string, unknown> = { ...entry };
-  const issues: { path: string; message: string }[] = [];
-  if (out.transport === 'streamable-http') out.transport = 'http';
-  if ('connect_timeout_secs' in out) {
-    const secs = out.connect_timeout_secs;
-    delete out.connect_timeout_secs;
-    const path = 'connect_timeout_secs';
-    if (!Number.isInteger(secs) || (secs as number) < 1)
-      issues.push({
-        path,
-        message: `expected a whole number of seconds, at least 1 (Meerkat's name for startup_timeout_ms), got ${JSON.stringify(secs)}`,
-      });
-    else if (out.startup_timeout_ms !== undefined)
-      issues.push({
-        path,
-        message: 'give either connect_timeout_secs (seconds, as Meerkat writes it) or startup_timeout_ms, not both',
-      });
-    else out.startup_timeout_ms = (secs as number) * 1000;
-  }
-  return { entry: out, issues };
-}
-
-function readMeerkatSpelling(entry: unknown, ctx: z.RefinementCtx): unknown {
-  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) return entry;
-  const read = fromMeerkatSpelling(entry as Record<string, unknown>);
-  for (const i of read.issues) ctx.addIssue({ code: 'custom', path: [i.path], message: i.message });
-  return read.entry;
-}
-
-const ServerFields = z
-  .object({
-    name: z
-      .string()
-      .regex(SERVER_NAME, 'expected 1-64 characters of A-Z a-z 0-9 _ - (it becomes the tool name prefix)'),
-    command: z.string().min(1).optional(),
-    args: z.array(z.string()).default([]),
-    env: z.record(z.string(), z.string()).default({}),
-    cwd: z.string().optional(),
-    url: z.string().min(1).optional(),
-    headers: z.record(z.string(), z.string()).default({}),
-    /** `http` is Streamable HTTP (Meerkat's `streamable-http` reads as it). */
-    transport: z
-      .enum(['stdio', 'http', 'sse'], {
-        error: (iss) => `expected stdio, http (or streamable-http) or sse, got ${JSON.stringify(iss.input)}`,
-      })
-      .optional(),
-    enabled: z.boolean().default(true),
-    /** Per-call timeout; progress notifications from the server extend it. */
-    timeout_ms: z.number().int().min(1).default(60_000),
-    /** How long connecting and listing may take before the server counts as failed (and is retried). */
-    startup_timeout_ms: z.number().int().min(1).default(30_000),
-    /** Globs over the server's own tool names; deny wins over allow; empty allow means all. */
-    tools: GlobListSchema.default({ allow: [], deny: [] }),
-    /** Roles that may see and call this server's tools, resources and prompts (empty: everyone). */
-    roles: z.array(z.string()).default([]),
-    /** A stdio server's longest answer line in bytes; unset: `[stdio] max_message_bytes`. */
-    max_message_bytes: messageBytes.optional(),
-    /** OAuth login for a remote server (docs/oauth.md#upstream-servers). */
-    oauth: ServerOAuthSchema.optional(),
-  })
-  .strict()
-  .superRefine((s, ctx) => {
-    if (s.command && s.oauth)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['oauth'],
-        message: `server '${s.name}' runs a command: OAuth is for remote servers (url); a stdio server gets its credentials from env`,
-      });
-    if (s.oauth?.client_secret && !s.oauth.client_id)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['oauth', 'client_secret'],
-        message: `server '${s.name}' has oauth.client_secret without oauth.client_id: give the pre-registered client's id too`,
-      });
-    if (s.url && s.max_message_bytes !== undefined)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['max_message_bytes'],
-        message: `server '${s.name}' has a url: max_message_bytes limits the lines a stdio server (command) writes; remove it`,
-      });
-    if (s.command && s.url)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['url'],
-        message: `server '${s.name}' has both command and url: give command (+ args, env, cwd) for a stdio server or url (+ headers, transport) for a remote one`,
-      });
-    if (!s.command && !s.url)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['command'],
-        message: `server '${s.name}' needs either command (a stdio server) or url (a Streamable HTTP or SSE server)`,
-      });
-    if (s.command && s.transport && s.transport !== 'stdio')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['transport'],
-        message: `server '${s.name}' runs a command, so its transport is stdio, not ${s.transport}`,
-      });
-    if (s.url && s.transport === 'stdio')
-      ctx.addIssue({
-        code: 'custom',
-        path: ['transport'],
-        message: `server '${s.name}' has a url, so its transport is http or sse, not stdio`,
-      });
-  });
-
-/**
- * One upstream MCP server (`[[servers]]`): a child process over stdio (`command`) or a URL (`url`, Streamable HTTP
- * unless `transport = "sse"`). Strings keep their `${VAR}` references here; they are expanded per server when it
- * connects, so one server's missing variable fails that server alone. Meerkat's spellings are read too.
- */
-export const ServerSchema = z.preprocess(readMeerkatSpelling, ServerFields);
-
-/** The keys a `[[servers]]` entry takes, named when one is unknown (Meerkat's spellings included). */
-export const SERVER_KEYS = [...Object.keys(ServerFields.shape), 'connect_timeout_secs'];
-
-export type ServerConfig = z.output<typeof ServerSchema>;
-export type ServerOAuthConfig = z.output<typeof ServerOAuthSchema>;
-
 export const POLICY_DEFAULTS = {
   timeout_ms: 30_000,
   breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
@@ -278,149 +121,6 @@ const PolicySchema = z
       .default({}),
   })
   .strict();
-
-/**
- * claude's `--permission-mode`s, from the least to the most a headless session may do: `plan` changes nothing,
- * `dontAsk` and `default` run only what claude's own settings pre-approve (nobody answers a prompt in `-p` mode),
- * `acceptEdits` also edits files, `auto` lets a classifier approve commands, `bypassPermissions` runs anything.
- * The order is how a grant is compared: a session may use a mode at or below the one it was granted.
- */
-export const PERMISSION_MODES = ['plan', 'dontAsk', 'default', 'acceptEdits', 'auto', 'bypassPermissions'] as const;
-export type PermissionMode = (typeof PERMISSION_MODES)[number];
-
-/** `[agents.providers.claude-cli]`: the `claude` binary run per turn. */
-const ClaudeCliProviderSchema = z
-  .object({
-    /** The command; a bare name is looked up on PATH and in the project's and Switchboard's node_modules/.bin. */
-    command: z.string().min(1).default('claude'),
-    /** The most any claude-cli session may use (agent.json grants up to this; see docs/agents.md#permissions). */
-    permission_mode: z.enum(PERMISSION_MODES).default('acceptEdits'),
-    /** Extra environment for the child (`${VAR}` expands); ANTHROPIC_* and CLAUDE_* of the hub pass through. */
-    env: z.record(z.string(), z.string()).default({}),
-    /** Default model (`--model`); unset lets claude choose. */
-    model: z.string().min(1).optional(),
-  })
-  .strict();
-
-/** `[agents.providers.anthropic]` / `.openai]` / `.gemini]`: a model API reached over HTTP. */
-const ApiProviderSchema = (defaultModel: string) =>
-  z
-    .object({
-      /** The key; when unset the provider's environment variable is read (never tool input). */
-      api_key: z.string().min(1).optional(),
-      /** Base URL; when unset the provider's `*_BASE_URL` variable, else the public endpoint. */
-      base_url: z.string().url().optional(),
-      model: z.string().min(1).default(defaultModel),
-    })
-    .strict();
-
-const AGENTS_DEFAULTS = {
-  default_provider: 'claude-cli' as const,
-  max_tokens: 4096,
-  max_model_calls: 50,
-  turn_timeout_ms: 1_800_000,
-  sync_timeout_ms: 600_000,
-  max_running: 20,
-  max_output_chars: 20_000,
-  builtins: true,
-  shell: true,
-  providers: {
-    'claude-cli': { command: 'claude', permission_mode: 'acceptEdits' as const, env: {} },
-    anthropic: { model: 'claude-sonnet-5' },
-    openai: { model: 'gpt-5.4' },
-    gemini: { model: 'gemini-3.5-flash' },
-  },
-};
-
-/** `[agents]`: sub-agent sessions (see docs/agents.md). */
-const AgentsSchema = z
-  .object({
-    /** Provider when neither the call nor the agent definition names one. */
-    default_provider: z.enum(['claude-cli', 'anthropic', 'openai', 'gemini']).default('claude-cli'),
-    /** Default max tokens per model call on the API providers. */
-    max_tokens: z.number().int().min(1).default(4096),
-    /** Model calls one turn may make on the API providers before it stops (a tool loop that never ends). */
-    max_model_calls: z.number().int().min(1).max(1000).default(50),
-    /** A turn (every provider) is cancelled after this long. */
-    turn_timeout_ms: z.number().int().min(1000).default(1_800_000),
-    /** Time limit of a synchronous agent__start / agent__resume call; longer runs belong to `async`. */
-    sync_timeout_ms: z.number().int().min(1000).default(600_000),
-    /** Turns that may run at once in this process; more are refused with RATE_LIMITED. */
-    max_running: z.number().int().min(1).default(20),
-    /** Final texts longer than this are cut in tool results (the transcript keeps everything). */
-    max_output_chars: z.number().int().min(100).default(20_000),
-    /** Whether `enable_builtins` may be used at all (an agent.json must still allow them). */
-    builtins: z.boolean().default(true),
-    /** Whether `builtin_config.enable_shell` may be used at all (an agent.json must still say `"shell": true`). */
-    shell: z.boolean().default(true),
-    providers: z
-      .object({
-        'claude-cli': ClaudeCliProviderSchema.default(AGENTS_DEFAULTS.providers['claude-cli']),
-        anthropic: ApiProviderSchema('claude-sonnet-5').default(AGENTS_DEFAULTS.providers.anthropic),
-        openai: ApiProviderSchema('gpt-5.4').default(AGENTS_DEFAULTS.providers.openai),
-        gemini: ApiProviderSchema('gemini-3.5-flash').default(AGENTS_DEFAULTS.providers.gemini),
-      })
-      .strict()
-      .default(AGENTS_DEFAULTS.providers),
-  })
-  .strict();
-
-/** Whether a URL may name an authorization server or a public address: https, or http on a loopback host (tests, local IdPs). */
-export function secureOrLoopback(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return (
-      u.protocol === 'https:' || (u.protocol === 'http:' && /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(u.hostname))
-    );
-  } catch {
-    return false;
-  }
-}
-
-const secureUrl = (example: string) =>
-  z.string().refine(secureOrLoopback, `expected an https:// URL (http:// only on a loopback host), e.g. ${example}`);
-
-/** `[auth.oauth]`: Switchboard as an OAuth 2.1 resource server accepting JWT access tokens from one issuer. */
-export const OAuthResourceSchema = z
-  .object({
-    /** The authorization server, exactly as its tokens' `iss` claim says it. */
-    issuer: secureUrl('https://login.example.com/realms/team'),
-    /** The `aud` tokens must carry and the resource identifier Switchboard publishes; unset: `[server] public_url`, else the bound URL. */
-    audience: z.string().min(1).optional(),
-    /** Where the issuer's signing keys are; unset: `jwks_uri` from the issuer's RFC 8414 or OpenID metadata. */
-    jwks_uri: secureUrl('https://login.example.com/realms/team/protocol/openid-connect/certs').optional(),
-    /** Scopes published in the protected resource metadata; unset: the scopes `roles` maps. */
-    scopes_supported: z.array(z.string().min(1)).optional(),
-    /** Scope → Switchboard roles. A token's roles are the union over its scopes (and groups). */
-    roles: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
-    /** The claim holding the caller's groups (`groups`, `roles`, …), for `group_roles`. */
-    groups_claim: z.string().min(1).optional(),
-    /** Group (a value of `groups_claim`) → Switchboard roles. */
-    group_roles: z.record(z.string().min(1), z.array(z.string().min(1))).default({}),
-    /** Seconds of clock difference tolerated when checking `exp` and `nbf`. */
-    clock_tolerance_s: z.number().int().min(0).max(600).default(30),
-    /** A token signed by a key not in the cached key set refetches the set at most this often (ms). */
-    jwks_cooldown_ms: z.number().int().min(0).max(3_600_000).default(30_000),
-    /** The dashboard's client id at the issuer (a public client, redirect URI `<public_url>/ui/`); unset: no OAuth sign-in on /ui. */
-    dashboard_client_id: z.string().min(1).optional(),
-  })
-  .strict()
-  .superRefine((o, ctx) => {
-    if (Object.keys(o.group_roles).length > 0 && !o.groups_claim)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['group_roles'],
-        message:
-          'group_roles needs groups_claim: name the token claim that lists the groups, e.g. groups_claim = "groups"',
-      });
-    if (Object.keys(o.roles).length === 0 && Object.keys(o.group_roles).length === 0)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['roles'],
-        message:
-          'maps no scope to a role, so every OAuth caller would be refused; add e.g. [auth.oauth.roles] "switchboard:agent" = ["agent"]',
-      });
-  });
 
 export const ConfigSchema = z
   .object({
@@ -630,5 +330,4 @@ export const ConfigSchema = z
   })
   .strict();
 
-export type AgentsConfig = z.output<typeof AgentsSchema>;
 export type Config = z.output<typeof ConfigSchema>;
