@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineCapability, rawResult } from '../../src/core/capability.ts';
 import type { Principal } from '../../src/core/context.ts';
+import { resultKey } from '../../src/policy/result-cache.ts';
 import { HEALTH_CACHE_MS } from '../../src/sources/builtin/system/health.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
@@ -261,13 +262,22 @@ describe('result cache on Redis, two hubs on one prefix', () => {
     const a = await testHub({ cwd: project(), store: storeA });
     const b = await testHub({ cwd: project(), store: storeB });
     hubs.push(a, b);
-    return { a, b, runsA: addFixtures(a), runsB: addFixtures(b) };
+    /**
+     * A's result has reached Redis: the write is not awaited by the call (a kept result is a saving, and the answer
+     * does not wait for it), so B asked at once could still miss it on a busy machine.
+     */
+    const landed = (name: string, input: unknown, principal: Principal) =>
+      until(async () => (await storeB.shared?.results.get(resultKey(name, input, principal))) !== undefined, {
+        what: `${name}'s result in Redis`,
+      });
+    return { a, b, runsA: addFixtures(a), runsB: addFixtures(b), landed };
   }
 
   it('answers a call on one hub with the result the other kept, for the same roles only', async () => {
-    const { a, b, runsA, runsB } = await twoHubs();
+    const { a, b, runsA, runsB, landed } = await twoHubs();
     const first = await a.call('c.lookup', { q: 'shared' }, alice);
     expect(first).toEqual({ ok: true, value: { answer: 'shared#1', run: 1 } });
+    await landed('c.lookup', { q: 'shared', page: 1 }, alice); // the key is the parsed input, defaults applied
     expect(await b.call('c.lookup', { q: 'shared' }, bob)).toEqual(first);
     expect(runsB.lookup).toBe(0);
     expect(await b.call('c.lookup', { q: 'shared' }, carol)).toMatchObject({ value: { run: 1 } });
@@ -286,7 +296,7 @@ describe('result cache on Redis, two hubs on one prefix', () => {
   });
 
   it('expires a shared result after its time', async () => {
-    const { a, b, runsB } = await twoHubs();
+    const { a, b, runsB, landed } = await twoHubs();
     a.services.registry.add(
       defineCapability({
         name: 'c.brief',
@@ -308,10 +318,10 @@ describe('result cache on Redis, two hubs on one prefix', () => {
         },
       }),
     );
-    // 2 s, not less: B's first call must come while A's result is kept, and with test files running side by side
-    // on two busy cores a few hundred milliseconds can pass between two calls (300 ms failed once in CI).
+    // 2 s: long enough that B's first call comes while A's result is kept, on a busy machine too.
     const kept = Date.now();
     expect(await a.call('c.brief', {}, alice)).toEqual({ ok: true, value: { from: 'a' } });
+    await landed('c.brief', {}, alice);
     expect(await b.call('c.brief', {}, alice)).toEqual({ ok: true, value: { from: 'a' } });
     // B answers A's result until Redis drops it, then runs its own.
     const own = await until(
