@@ -96,6 +96,7 @@ const DEFERRED_REQUIRES = {
   worker_threads: { isMainThread: true },
   'thread-stream': {},
   'atomic-sleep': {},
+  '@opentelemetry/api': {},
 };
 // Code deserialised from a snapshot cannot `import()` (Node 20): dynamic imports of built-in modules and of the
 // agent providers' SDKs (below) become `require` at run time; user modules and tsx are imported through the

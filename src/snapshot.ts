@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { deserializeMessage, preloadSchemas, Server } from '@modelcontextprotocol/server';
+import { deserializeMessage, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { loadConfig } from './config/load.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './config/schema.ts';
@@ -18,6 +18,7 @@ import * as api from './index.ts';
 import { redactedJson } from './observe/redact.ts';
 import { SERVER_CAPABILITIES, SERVER_INFO } from './serve/mcp-server.ts';
 import { BatchingStdioTransport } from './serve/stdio-transport.ts';
+import { CATALOG_CAPABILITIES } from './sources/builtin/catalog/index.ts';
 import { SYSTEM_CAPABILITIES } from './sources/builtin/system/index.ts';
 import { TASK_CAPABILITIES } from './sources/builtin/task/index.ts';
 import { testCircuit } from './sources/builtin/test/circuit.ts';
@@ -81,18 +82,23 @@ async function preload(): Promise<void> {
   await import('./cli/serve.ts');
   await import('./serve/mcp-stdio.ts');
   for (const load of SOURCES) await load();
-  preloadSchemas();
+  // Not `preloadSchemas()`: the 2026 wire schemas it builds (1,776 Zod schemas, a third of the blob's) serve only
+  // 2026-07-28 HTTP clients, once per process; deserialising them cost every stdio start ~4 ms (docs/decisions.md,
+  // "Cold start: what the snapshot holds").
   for (const message of FIRST_MESSAGES) deserializeMessage(JSON.stringify(message));
   // Registering converts the built-ins' schemas to JSON Schema; the registry keeps the conversions per process.
   const registry = new Registry();
-  for (const capability of [...TASK_CAPABILITIES, ...SYSTEM_CAPABILITIES, testCircuit]) registry.add(capability);
-  // The agent and script tools too: built here with stand-ins for what their handlers use (never called), only so
+  for (const capability of [...TASK_CAPABILITIES, ...SYSTEM_CAPABILITIES, ...CATALOG_CAPABILITIES, testCircuit])
+    registry.add(capability);
+  // The agent, script and hook tools too: built here with stand-ins for what their handlers use (never called), only so
   // their module-level schemas are converted while building.
   const { agentCapabilities } = await import('./sources/agents/index.ts');
   const { scriptCapabilities } = await import('./sources/scripts/index.ts');
   const runtime = { config: () => ({ sync_timeout_ms: 1 }) } as unknown as Parameters<typeof agentCapabilities>[0];
   for (const capability of agentCapabilities(runtime)) registry.add(capability);
   for (const capability of scriptCapabilities({} as Parameters<typeof scriptCapabilities>[0])) registry.add(capability);
+  const { hookTools } = await import('./sources/hooks/index.ts');
+  for (const capability of hookTools({} as Parameters<typeof hookTools>[0])) registry.add(capability);
   // The audit record of the first call redacts its input.
   redactedJson({ text: 'warm-up', api_key: 'warm-up' });
   await warmSession();

@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
-import { BIN, childEnv, FIXTURE_HANDLERS, ROOT, tempProject } from '../helpers/cli.ts';
+import { BIN, childEnv, FIXTURE_HANDLERS, ROOT, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { rpc2026 } from '../helpers/rpc2026.ts';
 
 /** Connect an SDK client to `serve` started by running `bin` as a command; returns the client, pid and stderr. */
 async function serveThrough(bin: string, dir: string, handlers: string[]) {
@@ -101,6 +102,24 @@ describe('the switchboard command', () => {
     }
     expect(stderr()).toMatch(/broken on purpose/);
     expect(stderr()).not.toMatch(/Warning/);
+  });
+
+  it('serves 2026-07-28 requests over HTTP from the snapshot, which leaves their wire schemas to the first one', async () => {
+    const dir = tempProject();
+    const server = await startHttpServer(dir, [], {}, { asCommand: true });
+    try {
+      expect(readFileSync(`/proc/${server.child.pid}/cmdline`, 'utf8').split('\0')).toContain('--snapshot-blob');
+      const listed = await rpc2026(server.url, 'tools/list');
+      expect(listed.status).toBe(200);
+      expect(listed.message.result.tools.map((t: { name: string }) => t.name)).toContain('fixture__echo');
+      const called = await rpc2026(server.url, 'tools/call', { name: 'fixture__echo', arguments: { text: '2026' } });
+      expect(called.message.result.structuredContent).toEqual({ text: '2026' });
+      // A malformed 2026 request is refused by those schemas, with the field named.
+      const bad = await rpc2026(server.url, 'tools/call', { name: 42 });
+      expect(bad.message.error.code).toBe(-32602);
+    } finally {
+      await server.stop();
+    }
   });
 
   it.each(['missing', 'other-node'] as const)('starts from the ESM bundle when the blob is %s', async (blob) => {

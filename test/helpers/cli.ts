@@ -116,20 +116,21 @@ export interface HttpServerProcess {
   stop(): Promise<void>;
 }
 
-/** Start `switchboard serve --http --port 0` and wait for the banner to name the URL. */
+/**
+ * Start `switchboard serve --http --port 0` and wait for the banner to name the URL: as `node bin/switchboard.js`
+ * (the ESM bundle), or with `asCommand` as the `switchboard` command (from the startup snapshot).
+ */
 export async function startHttpServer(
   dir: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  opts: { asCommand?: boolean } = {},
 ): Promise<HttpServerProcess> {
-  const child = spawn(
-    process.execPath,
-    [BIN, '--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', FIXTURE_HANDLERS, ...args],
-    {
-      env: childEnv(dir, env),
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const serveArgs = ['--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', FIXTURE_HANDLERS, ...args];
+  const child = spawn(opts.asCommand ? BIN : process.execPath, opts.asCommand ? serveArgs : [BIN, ...serveArgs], {
+    env: childEnv(dir, env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const watch = watchServer(child, 15_000);
   const url = await watch.ready;
   return {

@@ -11,15 +11,20 @@ import type { HookDeciders } from './shared.ts';
 import { hookTodoWrite } from './todo-write.ts';
 import { hookUserPrompt } from './user-prompt.ts';
 
+/** The hook tools. Their schemas are module constants, converted once while the startup snapshot is built. */
+export function hookTools(deciders: HookDeciders): Capability[] {
+  return [hookPreTool, hookPostTool, hookUserPrompt, hookTodoWrite].map(
+    (make) => make(deciders) as unknown as Capability,
+  );
+}
+
 export const hooksSource: Source = {
   name: 'hooks',
   start: async ({ services, env, sources }) => {
     const plugins = sources.get('plugins') as PluginsSource | undefined;
     if (!plugins) throw new Error('the hook tools need the plugins source, which starts before them (SOURCES)');
     const deciders: HookDeciders = { projectDir: services.projectDir, env, dispatch: plugins.dispatch };
-    const tools = [hookPreTool, hookPostTool, hookUserPrompt, hookTodoWrite].map(
-      (make) => make(deciders) as unknown as Capability,
-    );
+    const tools = hookTools(deciders);
     services.registry.batch(() => {
       for (const tool of tools) {
         const added = services.registry.add({ ...tool, source: 'builtin' });

@@ -17,25 +17,28 @@ export const AfterToolOutput = z.object({
   ...Verdict,
 });
 
+// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+const PostToolInput = z
+  .strictObject({
+    tool: z.string().min(1).describe("The tool that ran, by the agent's name for it."),
+    params: z.unknown().optional().describe('Its input (file_path / path names the file a check is about).'),
+    result: z.unknown().describe('What it returned (any JSON; null for nothing).'),
+    executionTime: z.number().min(0).optional().describe("How long it ran (ms), for the caller's records."),
+    success: z.boolean().optional().describe("Whether it succeeded, for the caller's records."),
+    ...HOOK_CALLER_FIELDS,
+  })
+  .refine((i) => 'result' in i, {
+    path: ['result'],
+    message: 'result is required (what the tool returned; null for nothing)',
+  });
+
 export function hookPostTool(deciders: HookDeciders) {
   return defineCapability({
     name: 'hook.post_tool',
     title: 'Check after a tool ran',
     description:
       "Report a tool call that just ran and run the project's plugin hooks for it (PostToolUse, e.g. lint after Edit): answers {processed, allow, reason}. allow is false when a check failed: the agent should fix what reason says before going on. tool is the agent's tool name (Claude Code's Edit, Write, Bash), params its input (file_path picks the file checks), result what it returned.",
-    input: z
-      .strictObject({
-        tool: z.string().min(1).describe("The tool that ran, by the agent's name for it."),
-        params: z.unknown().optional().describe('Its input (file_path / path names the file a check is about).'),
-        result: z.unknown().describe('What it returned (any JSON; null for nothing).'),
-        executionTime: z.number().min(0).optional().describe("How long it ran (ms), for the caller's records."),
-        success: z.boolean().optional().describe("Whether it succeeded, for the caller's records."),
-        ...HOOK_CALLER_FIELDS,
-      })
-      .refine((i) => 'result' in i, {
-        path: ['result'],
-        message: 'result is required (what the tool returned; null for nothing)',
-      }),
+    input: PostToolInput,
     output: AfterToolOutput,
     policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -13,24 +13,28 @@ import {
   Verdict,
 } from './shared.ts';
 
+// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+const PreToolInput = z
+  .strictObject({
+    tool: z.string().min(1).describe("The tool the agent is about to call, by the agent's name for it."),
+    params: z.unknown().describe('Its input, as the agent would send it (any JSON; null for none).'),
+    metadata: z.record(z.string(), z.unknown()).optional().describe("Anything else, for the caller's records."),
+    ...HOOK_CALLER_FIELDS,
+  })
+  .refine((i) => 'params' in i, {
+    path: ['params'],
+    message: 'params is required (the tool input; null for none)',
+  });
+const PreToolOutput = z.object(Verdict);
+
 export function hookPreTool(deciders: HookDeciders) {
   return defineCapability({
     name: 'hook.pre_tool',
     title: 'Ask before running a tool',
     description:
       "Ask whether an agent may run a tool, before it does: answers {allow, reason}. allow is false when the project's plugin hooks deny it (a PreToolUse hook that exits 2) or when the tool is the Skill tool naming a compiled Switchboard script (reason: call script__start instead). tool is the agent's tool name (Claude Code's Edit, Bash, Skill, mcp__server__tool), params its input.",
-    input: z
-      .strictObject({
-        tool: z.string().min(1).describe("The tool the agent is about to call, by the agent's name for it."),
-        params: z.unknown().describe('Its input, as the agent would send it (any JSON; null for none).'),
-        metadata: z.record(z.string(), z.unknown()).optional().describe("Anything else, for the caller's records."),
-        ...HOOK_CALLER_FIELDS,
-      })
-      .refine((i) => 'params' in i, {
-        path: ['params'],
-        message: 'params is required (the tool input; null for none)',
-      }),
-    output: z.object(Verdict),
+    input: PreToolInput,
+    output: PreToolOutput,
     policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ tool, params, sessionId }, ctx) => {

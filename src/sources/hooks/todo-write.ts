@@ -12,19 +12,20 @@ const Todo = z.looseObject({
   activeForm: z.string().min(1).optional(),
 });
 
+// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+const TodoWriteInput = z.strictObject({
+  todos: z.array(Todo).describe('The list as written: content, status (pending, in_progress, completed), activeForm.'),
+  previousTodos: z.array(Todo).optional().describe("The list before, for the caller's records."),
+  ...HOOK_CALLER_FIELDS,
+});
+
 export function hookTodoWrite(deciders: HookDeciders) {
   return defineCapability({
     name: 'hook.todo_write',
     title: 'Check a todo list update',
     description:
       "Report that the agent wrote its todo list (Claude Code's TodoWrite) and run the project's plugin hooks for it (PostToolUse:TodoWrite): answers {processed, allow, reason}; allow is false when a check failed. Todos are not turned into tasks: use task__batch_create for that.",
-    input: z.strictObject({
-      todos: z
-        .array(Todo)
-        .describe('The list as written: content, status (pending, in_progress, completed), activeForm.'),
-      previousTodos: z.array(Todo).optional().describe("The list before, for the caller's records."),
-      ...HOOK_CALLER_FIELDS,
-    }),
+    input: TodoWriteInput,
     output: AfterToolOutput,
     policy: HOOK_TOOL_POLICY,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -80,10 +80,13 @@ export function normaliseName(raw: string): { display: string; path: string } {
   return { display: segments.join(':'), path: segments.join('/') };
 }
 
-function compiledIn(root: string, path: string): string | undefined {
+/** Whether a file exists: `existsSync`, or a lookup in folders listed once (listScripts resolves many names). */
+type Exists = (file: string) => boolean;
+
+function compiledIn(root: string, path: string, exists: Exists): string | undefined {
   for (const ext of COMPILED_EXTENSIONS) {
     const file = join(root, 'compiled', `${path}${ext}`);
-    if (existsSync(file)) return file;
+    if (exists(file)) return file;
   }
   return undefined;
 }
@@ -97,16 +100,20 @@ function compiledIn(root: string, path: string): string | undefined {
  * @example
  * resolveScript(roots, 'test:random') // { name: 'test:random', level: 'bundled', compiledFile: '…/random.mjs', … }
  */
-export function resolveScript(roots: ScriptRoots, rawName: string): ResolvedScript | undefined {
+export function resolveScript(
+  roots: ScriptRoots,
+  rawName: string,
+  exists: Exists = existsSync,
+): ResolvedScript | undefined {
   const { path } = normaliseName(rawName);
   const candidates = [...new Set([path, path.replaceAll('-', '_')])];
   for (const [i, level] of LEVELS.entries()) {
     for (const candidate of candidates) {
       const nlFile = join(roots[level], 'nl', `${candidate}.md`);
-      if (!existsSync(nlFile)) continue;
+      if (!exists(nlFile)) continue;
       for (const upper of LEVELS.slice(0, i + 1)) {
         for (const c of candidates) {
-          const compiledFile = compiledIn(roots[upper], c);
+          const compiledFile = compiledIn(roots[upper], c, exists);
           if (compiledFile)
             return {
               name: candidate.split('/').join(':'),
@@ -124,8 +131,8 @@ export function resolveScript(roots: ScriptRoots, rawName: string): ResolvedScri
   return undefined;
 }
 
-/** Script paths (`a/b`) under a folder with one extension, sorted. */
-function namesIn(base: string, ext: string): string[] {
+/** Every file under a folder (not hidden ones, at most 8 folders deep), sorted, as full paths. */
+function filesUnder(base: string): string[] {
   if (!existsSync(base)) return [];
   const out: string[] = [];
   const walk = (dir: string, depth: number) => {
@@ -140,22 +147,36 @@ function namesIn(base: string, ext: string): string[] {
         continue;
       }
       if (isDir) walk(full, depth + 1);
-      else if (entry.endsWith(ext)) out.push(relative(base, full).slice(0, -ext.length).split(sep).join('/'));
+      else out.push(full);
     }
   };
   walk(base, 0);
   return out;
 }
 
+/** Script paths (`a/b`) under a folder with one extension, sorted. */
+function namesIn(base: string, ext: string, files = filesUnder(base)): string[] {
+  return files
+    .filter((full) => full.endsWith(ext))
+    .map((full) => relative(base, full).slice(0, -ext.length).split(sep).join('/'));
+}
+
 /** Every script reachable from this project, one per name (the level that wins), sorted by name. */
 export function listScripts(roots: ScriptRoots): ResolvedScript[] {
+  // Each script folder is read once; resolving a name then asks this list, not the disk, for each candidate file.
+  const nl = new Map(LEVELS.map((level) => [level, filesUnder(join(roots[level], 'nl'))]));
+  const present = new Set(
+    [...nl.values(), ...LEVELS.map((level) => filesUnder(join(roots[level], 'compiled')))].flat(),
+  );
+  const exists = (file: string) => present.has(file);
   const seen = new Map<string, ResolvedScript>();
   for (const level of LEVELS) {
-    for (const path of namesIn(join(roots[level], 'nl'), '.md')) {
+    const base = join(roots[level], 'nl');
+    for (const path of namesIn(base, '.md', nl.get(level))) {
       const display = path.split('/').join(':');
       if (seen.has(display)) continue;
       try {
-        const resolved = resolveScript(roots, path);
+        const resolved = resolveScript(roots, path, exists);
         if (resolved) seen.set(resolved.name, resolved);
       } catch {
         // A file whose name is not a valid script name is not a script.

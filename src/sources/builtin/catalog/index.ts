@@ -7,7 +7,7 @@ import { catalogCall } from './call.ts';
 import { catalogDescribe } from './describe.ts';
 import { catalogSearch } from './search.ts';
 
-const CATALOG_CAPABILITIES = [catalogSearch, catalogDescribe, catalogCall] as Capability[];
+export const CATALOG_CAPABILITIES = [catalogSearch, catalogDescribe, catalogCall] as Capability[];
 
 /** Add the `catalog.*` capabilities; the returned function removes them. */
 export function registerCatalog(services: Services): () => void {
