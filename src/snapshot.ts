@@ -97,6 +97,11 @@ async function preload(): Promise<void> {
   const runtime = { config: () => ({ sync_timeout_ms: 1 }) } as unknown as Parameters<typeof agentCapabilities>[0];
   for (const capability of agentCapabilities(runtime)) registry.add(capability);
   for (const capability of scriptCapabilities({} as Parameters<typeof scriptCapabilities>[0])) registry.add(capability);
+  const { systemServers } = await import('./sources/upstream/servers-tool.ts');
+  registry.add(systemServers({} as Parameters<typeof systemServers>[0]));
+  // A plugin hook's tool: one input schema for every hook (the tools themselves come from the project's plugins).
+  const { HookInputSchema } = await import('./sources/plugins/capability.ts');
+  registry.add({ name: 'plugin.warm_up', description: 'warm-up', input: HookInputSchema } as unknown as api.Capability);
   const { hookTools } = await import('./sources/hooks/index.ts');
   for (const capability of hookTools({} as Parameters<typeof hookTools>[0])) registry.add(capability);
   // The audit record of the first call redacts its input.

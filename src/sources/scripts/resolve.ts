@@ -84,11 +84,8 @@ export function normaliseName(raw: string): { display: string; path: string } {
 type Exists = (file: string) => boolean;
 
 function compiledIn(root: string, path: string, exists: Exists): string | undefined {
-  for (const ext of COMPILED_EXTENSIONS) {
-    const file = join(root, 'compiled', `${path}${ext}`);
-    if (exists(file)) return file;
-  }
-  return undefined;
+  const base = join(root, 'compiled', path);
+  return COMPILED_EXTENSIONS.map((ext) => base + ext).find(exists);
 }
 
 /**

@@ -39,21 +39,24 @@ function stepOf(entry: ScriptEvent): Record<string, unknown> {
   }
 }
 
+// A module constant: the startup snapshot holds its JSON Schema (src/snapshot.ts), a hub does not convert it.
+const RunsInput = z.strictObject({
+  run_id: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .optional()
+    .describe('One run, as script__start returned it.'),
+  status: z.enum(SCRIPT_RUN_STATUSES).optional().describe('Only runs in this status.'),
+  limit: z.number().int().min(1).max(500).default(50).describe('At most this many runs (1-500, default 50).'),
+});
+
 export function scriptRuns(deps: ScriptDeps) {
   return defineCapability({
     name: 'script.runs',
     title: 'Script runs',
     description:
       "List script runs, newest first (your own; an admin's call lists everyone's), or with run_id show one run: its stack and the step it waits on (while this hub holds it in memory) and the steps executed so far with their output. Read-only: to drive a run use script__status, script__continue_compiled_script and script__finish_nl_script.",
-    input: z.strictObject({
-      run_id: z
-        .string()
-        .regex(/^[A-Za-z0-9_-]{1,64}$/)
-        .optional()
-        .describe('One run, as script__start returned it.'),
-      status: z.enum(SCRIPT_RUN_STATUSES).optional().describe('Only runs in this status.'),
-      limit: z.number().int().min(1).max(500).default(50).describe('At most this many runs (1-500, default 50).'),
-    }),
+    input: RunsInput,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ run_id, status, limit }, ctx) => {
       const { store } = ctx.services;

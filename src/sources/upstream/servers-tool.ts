@@ -16,16 +16,19 @@ export interface ServerControl {
 
 const ACTIONS = ['list', 'restart', 'disable', 'enable'] as const;
 
+// A module constant: the startup snapshot holds its JSON Schema (src/snapshot.ts), a hub does not convert it.
+const ServersInput = z.strictObject({
+  action: z.enum(ACTIONS).default('list').describe('list, restart, disable or enable.'),
+  name: z.string().min(1).max(128).optional().describe('The server to act on (required except for list).'),
+});
+
 export function systemServers(control: ServerControl) {
   return defineCapability({
     name: 'system.servers',
     title: 'Upstream servers',
     description:
       'List the upstream MCP servers with their status (connecting, connected, failed, stopped, disabled, invalid), tool count, round trip, restarts and last error; or act on one: restart (a new connection, its catalog listed again), disable (its tools leave the catalog until enable or a restart of the hub; to keep it off, set enabled = false in the configuration) or enable. Admin only. Returns the servers after the action.',
-    input: z.strictObject({
-      action: z.enum(ACTIONS).default('list').describe('list, restart, disable or enable.'),
-      name: z.string().min(1).max(128).optional().describe('The server to act on (required except for list).'),
-    }),
+    input: ServersInput,
     roles: ['admin'],
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ action, name }) => {
