@@ -18,10 +18,7 @@ import * as api from './index.ts';
 import { redactedJson } from './observe/redact.ts';
 import { SERVER_CAPABILITIES, SERVER_INFO } from './serve/mcp-server.ts';
 import { BatchingStdioTransport } from './serve/stdio-transport.ts';
-import { CATALOG_CAPABILITIES } from './sources/builtin/catalog/index.ts';
-import { SYSTEM_CAPABILITIES } from './sources/builtin/system/index.ts';
-import { TASK_CAPABILITIES } from './sources/builtin/task/index.ts';
-import { testCircuit } from './sources/builtin/test/circuit.ts';
+import { toolsToWarm } from './snapshot-tools.ts';
 import { SOURCES } from './sources/index.ts';
 
 /** Where handler modules find the running Switchboard (read by dist/index.js, the package entry). */
@@ -86,24 +83,9 @@ async function preload(): Promise<void> {
   // 2026-07-28 HTTP clients, once per process; deserialising them cost every stdio start ~4 ms (docs/decisions.md,
   // "Cold start: what the snapshot holds").
   for (const message of FIRST_MESSAGES) deserializeMessage(JSON.stringify(message));
-  // Registering converts the built-ins' schemas to JSON Schema; the registry keeps the conversions per process.
+  // Registering converts the built-in tools' schemas to JSON Schema; the registry keeps the conversions per process.
   const registry = new Registry();
-  for (const capability of [...TASK_CAPABILITIES, ...SYSTEM_CAPABILITIES, ...CATALOG_CAPABILITIES, testCircuit])
-    registry.add(capability);
-  // The agent, script and hook tools too: built here with stand-ins for what their handlers use (never called), only so
-  // their module-level schemas are converted while building.
-  const { agentCapabilities } = await import('./sources/agents/index.ts');
-  const { scriptCapabilities } = await import('./sources/scripts/index.ts');
-  const runtime = { config: () => ({ sync_timeout_ms: 1 }) } as unknown as Parameters<typeof agentCapabilities>[0];
-  for (const capability of agentCapabilities(runtime)) registry.add(capability);
-  for (const capability of scriptCapabilities({} as Parameters<typeof scriptCapabilities>[0])) registry.add(capability);
-  const { systemServers } = await import('./sources/upstream/servers-tool.ts');
-  registry.add(systemServers({} as Parameters<typeof systemServers>[0]));
-  // A plugin hook's tool: one input schema for every hook (the tools themselves come from the project's plugins).
-  const { HookInputSchema } = await import('./sources/plugins/capability.ts');
-  registry.add({ name: 'plugin.warm_up', description: 'warm-up', input: HookInputSchema } as unknown as api.Capability);
-  const { hookTools } = await import('./sources/hooks/index.ts');
-  for (const capability of hookTools({} as Parameters<typeof hookTools>[0])) registry.add(capability);
+  for (const capability of await toolsToWarm()) registry.add(capability);
   // The audit record of the first call redacts its input.
   redactedJson({ text: 'warm-up', api_key: 'warm-up' });
   await warmSession();
