@@ -32,6 +32,7 @@ const CFG = QUICK
       seqCalls: 1000,
       tputWarm: 2000,
       tputCalls: 5000,
+      tputRounds: 3,
       inflight: 64,
       httpWarmS: 1,
       httpS: 3,
@@ -43,6 +44,7 @@ const CFG = QUICK
       seqCalls: 5000,
       tputWarm: 5000,
       tputCalls: 20000,
+      tputRounds: 5,
       inflight: 64,
       httpWarmS: 2,
       httpS: 8,
@@ -85,57 +87,79 @@ async function coldStartOnce(def) {
   }
 }
 
-async function coldStart(key) {
-  const def = defs[key];
-  await coldStartOnce(def); // discarded: fills the page cache and (for Switchboard) creates the project's state.db
-  const runs = [];
-  for (let i = 0; i < CFG.coldRuns; i++) runs.push(await coldStartOnce(def));
-  const times = runs.map((r) => r.ms);
-  results[key].coldMs = median(times);
-  results[key].coldCpuMs = median(runs.map((r) => r.cpu));
-  results[key].coldAll = times.map((t) => Math.round(t));
-  log(
-    `cold start ${def.label}: median ${median(times).toFixed(1)} ms (${results[key].coldAll.join(', ')}), server CPU ${results[key].coldCpuMs} ms`,
-  );
+/** The order of round `i`: alternating, so the drift of a shared machine falls on every variant alike. */
+const inRound = (keys, i) => (i % 2 ? [...keys].reverse() : keys);
+
+async function coldStarts(keys) {
+  // Discarded: fills the page cache and (for Switchboard) creates the project's state.db.
+  for (const key of keys) await coldStartOnce(defs[key]);
+  const runs = new Map(keys.map((key) => [key, []]));
+  for (let i = 0; i < CFG.coldRuns; i++)
+    for (const key of inRound(keys, i)) runs.get(key).push(await coldStartOnce(defs[key]));
+  for (const key of keys) {
+    const times = runs.get(key).map((r) => r.ms);
+    results[key].coldMs = median(times);
+    results[key].coldCpuMs = median(runs.get(key).map((r) => r.cpu));
+    results[key].coldAll = times.map((t) => Math.round(t));
+    log(
+      `cold start ${defs[key].label}: median ${median(times).toFixed(1)} ms (${results[key].coldAll.join(', ')}), server CPU ${results[key].coldCpuMs} ms`,
+    );
+  }
 }
 
 // ── 2/3/5. stdio: sequential latency + CPU per call, 64-in-flight throughput, RSS ─────────────────────
-async function stdioRuns(key) {
-  const def = defs[key];
-  const [command, args] = def.stdio;
-  const d = new StdioDriver({ command, args, env: def.env, cwd: ROOT, tool: def.tool });
+// Every server stays up for the whole section; throughput is measured in alternating rounds (median of
+// CFG.tputRounds), so a busy spell of the shared machine does not land on one server alone.
+async function stdioRuns(keys) {
+  const drivers = new Map();
   try {
-    await d.initialize();
-    await d.sequential(CFG.seqWarm, 30_000);
-    await d.concurrent(CFG.tputWarm, CFG.inflight, 30_000);
-    await sleep(200);
-    const warm = memMb(d.pid);
-    const r = results[key];
-    r.stdioWarmRss = warm.rss;
-
-    let cpu0 = cpuMs(d.pid);
-    const lat = await d.sequential(CFG.seqCalls, 60_000);
-    let cpu1 = cpuMs(d.pid);
-    r.seqCalls = lat.length;
-    r.seqP50us = quantile(lat, 0.5) * 1000;
-    r.seqP99us = quantile(lat, 0.99) * 1000;
-    r.seqCpuUs = ((cpu1 - cpu0) * 1000) / lat.length;
-
-    cpu0 = cpuMs(d.pid);
-    const t = await d.concurrent(CFG.tputCalls, CFG.inflight, 60_000);
-    cpu1 = cpuMs(d.pid);
-    r.tputCalls = t.done;
-    r.tput = (t.done / t.ms) * 1000;
-    r.tputCpuUs = ((cpu1 - cpu0) * 1000) / t.done;
-    r.stdioPeakRss = memMb(d.pid).hwm;
-    r.stdioBad = d.bad;
-    if (d.bad) problems.push(`${def.label} stdio: ${d.bad} wrong answers, first: ${d.firstBad}`);
-    log(
-      `stdio ${def.label}: p50 ${r.seqP50us.toFixed(0)} µs, p99 ${r.seqP99us.toFixed(0)} µs, cpu ${r.seqCpuUs.toFixed(0)} µs/call; ` +
-        `${r.tput.toFixed(0)} calls/s at ${CFG.inflight} in flight (${r.tputCpuUs.toFixed(0)} µs cpu/call); rss warm ${warm.rss.toFixed(1)} MB peak ${r.stdioPeakRss.toFixed(1)} MB`,
-    );
+    for (const key of keys) {
+      const def = defs[key];
+      const [command, args] = def.stdio;
+      const d = new StdioDriver({ command, args, env: def.env, cwd: ROOT, tool: def.tool });
+      drivers.set(key, d);
+      await d.initialize();
+      await d.sequential(CFG.seqWarm, 30_000);
+      await d.concurrent(CFG.tputWarm, CFG.inflight, 30_000);
+      await sleep(200);
+      const r = results[key];
+      r.stdioWarmRss = memMb(d.pid).rss;
+      const cpu0 = cpuMs(d.pid);
+      const lat = await d.sequential(CFG.seqCalls, 60_000);
+      const cpu1 = cpuMs(d.pid);
+      r.seqCalls = lat.length;
+      r.seqP50us = quantile(lat, 0.5) * 1000;
+      r.seqP99us = quantile(lat, 0.99) * 1000;
+      r.seqCpuUs = ((cpu1 - cpu0) * 1000) / lat.length;
+    }
+    const rounds = new Map(keys.map((key) => [key, []]));
+    for (let i = 0; i < CFG.tputRounds; i++)
+      for (const key of inRound(keys, i)) {
+        const d = drivers.get(key);
+        const cpu0 = cpuMs(d.pid);
+        const t = await d.concurrent(CFG.tputCalls, CFG.inflight, 60_000);
+        const cpu1 = cpuMs(d.pid);
+        rounds.get(key).push({ done: t.done, tput: (t.done / t.ms) * 1000, cpuUs: ((cpu1 - cpu0) * 1000) / t.done });
+      }
+    for (const key of keys) {
+      const def = defs[key];
+      const d = drivers.get(key);
+      const r = results[key];
+      const own = rounds.get(key);
+      r.tputCalls = own.reduce((n, x) => n + x.done, 0);
+      r.tput = median(own.map((x) => x.tput));
+      r.tputAll = own.map((x) => Math.round(x.tput));
+      r.tputCpuUs = median(own.map((x) => x.cpuUs));
+      r.stdioPeakRss = memMb(d.pid).hwm;
+      r.stdioBad = d.bad;
+      if (d.bad) problems.push(`${def.label} stdio: ${d.bad} wrong answers, first: ${d.firstBad}`);
+      log(
+        `stdio ${def.label}: p50 ${r.seqP50us.toFixed(0)} µs, p99 ${r.seqP99us.toFixed(0)} µs, cpu ${r.seqCpuUs.toFixed(0)} µs/call; ` +
+          `${r.tput.toFixed(0)} calls/s at ${CFG.inflight} in flight (rounds ${r.tputAll.join(', ')}; ${r.tputCpuUs.toFixed(0)} µs cpu/call); rss warm ${r.stdioWarmRss.toFixed(1)} MB peak ${r.stdioPeakRss.toFixed(1)} MB`,
+      );
+    }
   } finally {
-    await d.close();
+    for (const d of drivers.values()) await d.close();
   }
 }
 
@@ -205,10 +229,9 @@ const load0 = loadavg()[0];
 log(`${QUICK ? 'quick' : 'full'} run${onlyAt === -1 ? '' : ` of ${[...ONLY].join(', ')}`}; project ${project}`);
 try {
   if (ONLY.has('cold')) {
-    for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await coldStart(key);
-    await coldStart('switchboard-ts');
+    await coldStarts(['raw', 'bare', 'switchboard', 'switchboard-cmd', 'switchboard-ts']);
   }
-  if (ONLY.has('stdio')) for (const key of ['raw', 'bare', 'switchboard', 'switchboard-cmd']) await stdioRuns(key);
+  if (ONLY.has('stdio')) await stdioRuns(['raw', 'bare', 'switchboard', 'switchboard-cmd']);
   if (ONLY.has('http')) for (const key of ['bare', 'switchboard', 'raw']) await httpRuns(key);
 } finally {
   rmSync(project, { recursive: true, force: true });
@@ -264,37 +287,45 @@ const table = [
   }),
   `| Cold start, the \`switchboard\` command from the startup snapshot (median ms) | ${fmt(cmd.coldMs)} | — | — | ${ratio(cmd.coldMs, bare.coldMs)} |`,
   `| Cold start, the \`switchboard\` command: server CPU (median ms) | ${fmt(cmd.coldCpuMs)} | — | — | ${ratio(cmd.coldCpuMs, bare.coldCpuMs)} |`,
+  `| stdio throughput, ${CFG.inflight} in flight, the \`switchboard\` command (calls/s) | ${fmt(cmd.tput)} | — | — | ${ratio(cmd.tput, bare.tput)} |`,
   `| Warm RSS, stdio, the \`switchboard\` command (MB) | ${fmt(cmd.stdioWarmRss, 1)} | — | — | ${ratio(cmd.stdioWarmRss, bare.stdioWarmRss)} |`,
   `| Cold start, TS fixture handlers loaded through tsx (median ms) | ${fmt(results['switchboard-ts'].coldMs)} | — | — | — |`,
   `| Cold start, TS fixture handlers: server CPU (median ms) | ${fmt(results['switchboard-ts'].coldCpuMs)} | — | — | — |`,
 ];
 
+// Issue 16's guardrails. Its predecessors' targets (cold start < 100 ms, warm RSS < 70 MB) are retired: they measure
+// this machine rather than Switchboard; the table above still reports both.
 const targets = [
   [
-    'stdio throughput ≥ 2× the bare SDK',
-    sb.tput / bare.tput >= 2,
+    'stdio throughput, 64 in flight, `node bin/switchboard.js` ≥ 2.5× the bare SDK',
+    sb.tput / bare.tput >= 2.5,
     `${ratio(sb.tput, bare.tput)} (${fmt(sb.tput)} vs ${fmt(bare.tput)} calls/s); server CPU per call ${fmt(sb.tputCpuUs)} vs ${fmt(bare.tputCpuUs)} µs = ${ratio(bare.tputCpuUs, sb.tputCpuUs)} less`,
   ],
   [
-    'stateless HTTP requests/s ≥ 4× the bare SDK',
-    h('stateless', 'rps')(sb) / h('stateless', 'rps')(bare) >= 4,
+    'stdio throughput, 64 in flight, the `switchboard` command ≥ 2.5× the bare SDK',
+    cmd.tput / bare.tput >= 2.5,
+    `${ratio(cmd.tput, bare.tput)} (${fmt(cmd.tput)} vs ${fmt(bare.tput)} calls/s)`,
+  ],
+  [
+    'stateless HTTP (2026-07-28) requests/s ≥ 2.5× the bare SDK',
+    h('stateless', 'rps')(sb) / h('stateless', 'rps')(bare) >= 2.5,
     `${ratio(h('stateless', 'rps')(sb), h('stateless', 'rps')(bare))} (${fmt(h('stateless', 'rps')(sb))} vs ${fmt(h('stateless', 'rps')(bare))} req/s); server CPU per request ${fmt(h('stateless', 'cpuUs')(sb))} vs ${fmt(h('stateless', 'cpuUs')(bare))} µs = ${ratio(h('stateless', 'cpuUs')(bare), h('stateless', 'cpuUs')(sb))} less`,
   ],
   [
-    'cold start < 100 ms',
-    cmd.coldMs < 100,
-    `the \`switchboard\` command (startup snapshot) ${fmt(cmd.coldMs)} ms; \`node bin/switchboard.js\` ${fmt(sb.coldMs)} ms (bare SDK ${fmt(bare.coldMs)} ms, raw floor ${fmt(raw.coldMs)} ms)`,
+    '2025 session HTTP requests/s ≥ 1.5× the bare SDK',
+    h('session', 'rps')(sb) / h('session', 'rps')(bare) >= 1.5,
+    `${ratio(h('session', 'rps')(sb), h('session', 'rps')(bare))} (${fmt(h('session', 'rps')(sb))} vs ${fmt(h('session', 'rps')(bare))} req/s)`,
   ],
   [
-    'warm RSS < 70 MB',
-    sb.stdioWarmRss < 70 && sb.httpWarmRss < 70 && cmd.stdioWarmRss < 70,
-    `stdio ${fmt(sb.stdioWarmRss, 1)} MB (the command, from the snapshot: ${fmt(cmd.stdioWarmRss, 1)} MB), HTTP ${fmt(sb.httpWarmRss, 1)} MB (bare SDK ${fmt(bare.stdioWarmRss, 1)} / ${fmt(bare.httpWarmRss, 1)} MB)`,
+    'cold start of the `switchboard` command ≤ 0.8× the bare SDK',
+    cmd.coldMs / bare.coldMs <= 0.8,
+    `${ratio(cmd.coldMs, bare.coldMs)} (${fmt(cmd.coldMs)} vs ${fmt(bare.coldMs)} ms to the first answer; \`node bin/switchboard.js\` ${fmt(sb.coldMs)} ms, raw floor ${fmt(raw.coldMs)} ms)`,
   ],
 ];
 const targetNote =
   'Rates are wall-clock and move by ±15 % between runs on this shared 2-core machine; the server-CPU ratio beside each rate is the steadier figure. A target within that band of its threshold can flip between runs.';
 const targetTable = [
-  '| target (from the issue) | status | measured |',
+  '| guardrail (issue 16) | status | measured |',
   '|---|---|---|',
   ...targets.map(([t, met, m]) => `| ${t} | ${met ? '**met**' : '**not met**'} | ${m} |`),
 ];
@@ -360,7 +391,7 @@ ${table.join('\n')}
 
 Ratios are switchboard ÷ bare SDK: above 1 is better for throughput, worse for latency, CPU and memory.
 
-## Targets
+## Guardrails
 
 ${targetTable.join('\n')}
 
@@ -388,10 +419,12 @@ ${problems.length ? `\n**Problems in this run:**\n${problems.map((p) => `- ${p}`
   The \`switchboard\` command rows run \`bin/switchboard.js\` as a command (what \`npx -y switchboard-mcp serve\` and an agent's stdio
   config run): its launcher starts \`serve\` from the V8 startup snapshot \`dist/switchboard.blob\` (docs/decisions.md).
 - **Cold start:** spawn the server, SDK \`Client\` connect (2025-11-25 handshake) and one \`tools/call\`; median of ${CFG.coldRuns}
-  runs after one discarded run (which also creates Switchboard's \`.switchboard/state.db\`).
+  alternating rounds over every server (each round in the other order than the one before) after one discarded run each
+  (which also creates Switchboard's \`.switchboard/state.db\`).
 - **stdio latency / CPU / throughput:** a lean newline-JSON client (\`bench/lib/stdio-driver.mjs\`: the SDK client's
   handshake, then raw \`tools/call\` lines) so the server, not the client, is measured. ${CFG.seqWarm} sequential + ${CFG.tputWarm}
-  concurrent warm-up calls, then ${CFG.seqCalls} sequential calls (p50 / p99) and ${CFG.tputCalls} calls with ${CFG.inflight} in flight.
+  concurrent warm-up calls, then ${CFG.seqCalls} sequential calls (p50 / p99); throughput is the median of ${CFG.tputRounds} rounds of
+  ${CFG.tputCalls} calls with ${CFG.inflight} in flight, every server up and the rounds alternating between them.
   Server CPU is utime + stime from \`/proc/<pid>/stat\` (10 ms ticks) before / after, divided by the calls.
 - **HTTP:** the official SDK client calls the tool once (2026-07-28 pinned → stateless; default → 2025-11-25 with an
   \`Mcp-Session-Id\`) and its exact \`tools/call\` request (headers \`MCP-Protocol-Version\`, \`Mcp-Method\`, \`Mcp-Name\`, and
