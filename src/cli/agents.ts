@@ -5,7 +5,7 @@ import { toErrorInfo } from '../core/errors.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import { createHub, type Hub } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
-import { sessionNameProblem } from '../sources/agents/session-name.ts';
+import { SESSION_NAME_MAX, sessionNameProblem } from '../sources/agents/session-name.ts';
 import { sessionStoreOf } from '../sources/agents/session-store.ts';
 import { parseKeyValues } from './input.ts';
 import { CliError, colour, printJson } from './output.ts';
@@ -29,6 +29,24 @@ export interface RunOptions {
 export function defaultSessionName(agent: string, now = new Date()): string {
   const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
   return `${agent.replace(/[^A-Za-z0-9_-]/g, '-')}-${stamp}`.slice(-60);
+}
+
+/**
+ * The session of a run without `--session`: always a new one. The default name has the second it started in; a
+ * second run in the same second gets `-2`, `-3`… instead of resuming the first (only `--session` resumes).
+ */
+export async function newSessionName(
+  taken: (name: string) => Promise<boolean>,
+  agent: string,
+  now = new Date(),
+): Promise<string> {
+  const base = defaultSessionName(agent, now);
+  for (let n = 1; ; n++) {
+    const suffix = n === 1 ? '' : `-${n}`;
+    // Cut from the front, as defaultSessionName does: the time and the suffix are what tell two runs apart.
+    const name = `${base}${suffix}`.slice(-SESSION_NAME_MAX);
+    if (!(await taken(name))) return name;
+  }
 }
 
 function open(cwd: string): Promise<Hub> {
@@ -59,10 +77,11 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
       'Give the prompt after the agent name: switchboard agents run reviewer "Review src/" (or --param key=value for an agent with a parameters_schema)',
       2,
     );
-  const session = opts.session ?? defaultSessionName(agent);
-  const problem = sessionNameProblem(session);
+  const problem = opts.session === undefined ? undefined : sessionNameProblem(opts.session);
   if (problem) throw new CliError(`--session: ${problem}`, 2);
   const hub = await open(opts.cwd);
+  const sessions = sessionStoreOf(hub.services);
+  const taken = async (name: string) => (await sessions.get(name)) !== undefined;
   const controller = new AbortController();
   const onSigint = () => controller.abort();
   process.once('SIGINT', onSigint);
@@ -74,7 +93,8 @@ export async function agentsRun(agent: string, prompt: string[], opts: RunOption
       );
   };
   try {
-    const exists = (await sessionStoreOf(hub.services).get(session)) !== undefined;
+    const session = opts.session ?? (await newSessionName(taken, agent));
+    const exists = opts.session !== undefined && (await taken(session));
     const name = exists ? 'agent.resume' : 'agent.start';
     if (exists && opts.builtins)
       throw new CliError(`--builtins is fixed when a session starts; session ${session} exists (start a new one).`, 2);

@@ -301,7 +301,10 @@ export function buildProgram(): Command {
     .description('Run a turn of an agent with a live view of its events; the answer goes to stdout.')
     .argument('<agent>', 'an agent from .switchboard/agents/')
     .argument('[prompt...]', 'what to ask (optional with --param for an agent with a parameters_schema)')
-    .option('-s, --session <name>', 'session name (default: <agent>-<time>); an existing session is resumed')
+    .option(
+      '-s, --session <name>',
+      'session name; an existing session is resumed (default: a new session, <agent>-<time>, -2, -3… within one second)',
+    )
     .option('--provider <provider>', 'claude-cli, anthropic, openai or gemini (default: the agent’s, then [agents])')
     .option('--model <model>', 'model to use')
     .option('--max-tokens <n>', 'max tokens per model call')

@@ -207,4 +207,20 @@ describe('switchboard agents / sessions', () => {
     expect(JSON.parse(all.stdout)).toMatchObject({ removed: ['intr', 'plan-1', 'shared'], skipped: [] });
     expect((await run(['sessions', 'list'])).stdout).toContain('No sessions yet');
   });
+
+  it('agents run without --session starts a new session every time, two in one second included', async () => {
+    api.enqueue('first answer', 'second answer');
+    const first = await run(['agents', 'run', 'planner', '-q', 'First', 'question']);
+    const second = await run(['agents', 'run', 'planner', '-q', 'Second', 'question']);
+    expect([first.stdout, second.stdout]).toEqual(['first answer\n', 'second answer\n']);
+    // The second turn is a new conversation: its request holds only its own prompt.
+    expect(api.messages().at(-1)?.body.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'Second question' }] },
+    ]);
+    const names = JSON.parse((await run(['sessions', 'list', '--json'])).stdout).sessions.map(
+      (s: { session_name: string }) => s.session_name,
+    );
+    expect(names).toHaveLength(2);
+    for (const name of names) expect(name).toMatch(/^planner-\d{8}-\d{6}(-\d+)?$/);
+  });
 });
