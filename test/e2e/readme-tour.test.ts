@@ -3,11 +3,13 @@
 // test's server — against `serve --http` on a copy of the demo workspace. A line the README gains runs too, and must
 // succeed; the lines below with a known answer are checked for it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchServer } from '../helpers/banner.mjs';
 import { BIN, childEnv, ROOT } from '../helpers/cli.ts';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
 const DEMO_URL = 'http://127.0.0.1:7777';
 
@@ -30,8 +32,12 @@ interface Shell {
 }
 
 function sh(line: string, env: Record<string, string>): Promise<Shell> {
+  return shIn(ROOT, line, env);
+}
+
+function shIn(cwd: string, line: string, env: Record<string, string>): Promise<Shell> {
   return new Promise((resolve) => {
-    execFile('sh', ['-c', line], { cwd: ROOT, env, timeout: 90_000 }, (err, stdout, stderr) => {
+    execFile('sh', ['-c', line], { cwd, env, timeout: 90_000 }, (err, stdout, stderr) => {
       const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
       resolve({ code, stdout, stderr });
     });
@@ -44,29 +50,29 @@ let server: ChildProcess;
 let url = '';
 let env: Record<string, string>;
 
-beforeAll(async () => {
-  cpSync(join(ROOT, 'examples/workspace'), workspace, {
-    recursive: true,
-    filter: (src) => !/state\.db|[\\/]sessions([\\/]|$)/.test(src.slice(join(ROOT, 'examples/workspace').length)),
-  });
-  env = childEnv(workspace);
-  server = spawn(process.execPath, [BIN, 'serve', '--http', '--port', '0', '--cwd', workspace], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  url = await watchServer(server, 30_000).ready;
-}, 60_000);
-
-afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((r) => server.once('exit', r));
-    server.kill('SIGTERM');
-    await exited;
-  }
-  rmSync(workspace, { recursive: true, force: true });
-});
-
 describe("the README's tour, as written", () => {
+  beforeAll(async () => {
+    cpSync(join(ROOT, 'examples/workspace'), workspace, {
+      recursive: true,
+      filter: (src) => !/state\.db|[\\/]sessions([\\/]|$)/.test(src.slice(join(ROOT, 'examples/workspace').length)),
+    });
+    env = childEnv(workspace);
+    server = spawn(process.execPath, [BIN, 'serve', '--http', '--port', '0', '--cwd', workspace], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    url = await watchServer(server, 30_000).ready;
+  }, 60_000);
+
+  afterAll(async () => {
+    if (server && server.exitCode === null) {
+      const exited = new Promise((r) => server.once('exit', r));
+      server.kill('SIGTERM');
+      await exited;
+    }
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
   it('runs every line, each with the answer the README promises', async () => {
     const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const lines = [...tourLines(readme, '## A tour'), ...tourLines(readme, '### Tokens, limits, audit')];
@@ -122,6 +128,46 @@ describe("the README's tour, as written", () => {
     expect(ran.some((l) => l.includes('everything__get-sum'))).toBe(true);
     expect(ran.some((l) => l.includes('token revoke'))).toBe(true);
   }, 240_000);
+});
+
+describe("the README's sub-agents block, as written", () => {
+  it('in an empty project: the agent files it writes, a turn through the real claude binary, the session list', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const project = mkdtempSync(join(tmpdir(), 'switchboard-readme-agents-'));
+    const api = await startFakeAnthropic({ replies: ['No error handling is missing in src/serve.'] });
+    // What a user's machine has: `claude` on PATH, logged in (here: the fake model API on loopback).
+    const agentEnv = {
+      ...childEnv(project),
+      PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+      HOME: project,
+      ANTHROPIC_BASE_URL: api.url,
+      ANTHROPIC_API_KEY: 'test-key',
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+      IS_SANDBOX: '1',
+    };
+    try {
+      const lines = tourLines(readme, '### Sub-agents');
+      expect(lines.some((l) => l.includes('agents run reviewer'))).toBe(true);
+      for (const written of lines) {
+        const line = written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`);
+        const r = await shIn(project, line, agentEnv);
+        const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+        expect(r.code, said).toBe(0);
+        if (written.includes('agents run reviewer')) {
+          expect(r.stdout, said).toBe('No error handling is missing in src/serve.\n');
+          // Claude Code itself made the call (its user agent), with the agent's system prompt file and the prompt.
+          expect(String(api.messages().at(-1)?.headers['user-agent']), said).toMatch(/^claude-cli\//);
+          const sent = JSON.stringify(api.messages().at(-1)?.body);
+          expect(sent, said).toContain('You are a meticulous code reviewer.');
+          expect(sent, said).toContain('Review src/serve for error handling');
+        }
+        if (written.includes('sessions list')) expect(r.stdout, said).toMatch(/reviewer-\d{8}-\d{6}.*completed/);
+      }
+    } finally {
+      await api.close();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 180_000);
 });
 
 /** `events tail` runs until stopped: it must stream the call made while it runs, then it is stopped. */
