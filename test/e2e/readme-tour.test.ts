@@ -1,9 +1,10 @@
-// End-to-end: the README's tour ("A tour" and "Tokens, limits, audit"), its own lines read from README.md and run
-// through a shell as written — `npx -y switchboard-mcp` standing for the built command, the demo's address for the
-// test's server — against `serve --http` on a copy of the demo workspace. A line the README gains runs too, and must
-// succeed; the lines below with a known answer are checked for it.
+// End-to-end: the README's tour ("A tour" and "Tokens, limits, audit", against `serve --http` on a copy of the demo
+// workspace), its other-servers block and its sub-agents block (each in an empty project, with the real `claude`
+// binary), their own lines read from README.md and run through a shell as written — `npx -y switchboard-mcp`
+// standing for the built command, the demo's address for the test's server. A line the README gains runs too, and
+// must succeed; the lines with a known answer are checked for it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -165,6 +166,42 @@ describe("the README's sub-agents block, as written", () => {
       }
     } finally {
       await api.close();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe("the README's block on the user's other MCP servers, as written", () => {
+  it("imports Claude Code's servers, lists them connected, and the real claude connects to Switchboard", async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const project = mkdtempSync(join(tmpdir(), 'switchboard-readme-upstream-'));
+    // A project whose Claude Code configuration already has a server: the reference "everything" server.
+    const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+    writeFileSync(
+      join(project, '.mcp.json'),
+      JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }),
+    );
+    const userEnv = {
+      ...childEnv(project),
+      PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+      HOME: project,
+      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    };
+    try {
+      const lines = tourLines(readme, '### Your other MCP servers, behind one entry');
+      expect(lines.some((l) => l.startsWith('claude mcp add switchboard'))).toBe(true);
+      for (const written of lines) {
+        const line = written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`);
+        const r = await shIn(project, line, userEnv);
+        const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+        expect(r.code, said).toBe(0);
+        if (written.includes('mcp import')) expect(r.stdout, said).toContain('everything');
+        if (written.includes('mcp list --status')) expect(r.stdout, said).toMatch(/everything\s+.*connected/);
+      }
+      // What the last line did: Claude Code starts Switchboard over stdio and finds it answering.
+      const listed = await shIn(project, 'claude mcp list', userEnv);
+      expect(listed.stdout, listed.stderr).toMatch(/switchboard: .*serve - [✓✔] Connected/);
+    } finally {
       rmSync(project, { recursive: true, force: true });
     }
   }, 180_000);
