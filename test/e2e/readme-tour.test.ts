@@ -45,6 +45,34 @@ function shIn(cwd: string, line: string, env: Record<string, string>): Promise<S
   });
 }
 
+/** A user's machine for a block run in an empty project: `claude` on PATH, that project as HOME, no telemetry. */
+function userEnv(project: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ...childEnv(project),
+    PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+    HOME: project,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    ...extra,
+  };
+}
+
+/** Run a README block's lines in `project`, each as written; every one must succeed, then `check` reads its answer. */
+async function runBlock(
+  project: string,
+  heading: string,
+  env: Record<string, string>,
+  check: (written: string, r: Shell, said: string) => void,
+): Promise<string[]> {
+  const lines = tourLines(readFileSync(join(ROOT, 'README.md'), 'utf8'), heading);
+  for (const written of lines) {
+    const r = await shIn(project, written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`), env);
+    const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
+    expect(r.code, said).toBe(0);
+    check(written, r, said);
+  }
+  return lines;
+}
+
 // A copy beside examples/workspace, so the demo's relative paths (its upstream server in ../../node_modules) hold.
 const workspace = join(ROOT, 'examples', `.tour-${process.pid}`);
 let server: ChildProcess;
@@ -133,27 +161,12 @@ describe("the README's tour, as written", () => {
 
 describe("the README's sub-agents block, as written", () => {
   it('in an empty project: the agent files it writes, a turn through the real claude binary, the session list', async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const project = mkdtempSync(join(tmpdir(), 'switchboard-readme-agents-'));
     const api = await startFakeAnthropic({ replies: ['No error handling is missing in src/serve.'] });
     // What a user's machine has: `claude` on PATH, logged in (here: the fake model API on loopback).
-    const agentEnv = {
-      ...childEnv(project),
-      PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
-      HOME: project,
-      ANTHROPIC_BASE_URL: api.url,
-      ANTHROPIC_API_KEY: 'test-key',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      IS_SANDBOX: '1',
-    };
+    const env = userEnv(project, { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key', IS_SANDBOX: '1' });
     try {
-      const lines = tourLines(readme, '### Sub-agents');
-      expect(lines.some((l) => l.includes('agents run reviewer'))).toBe(true);
-      for (const written of lines) {
-        const line = written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`);
-        const r = await shIn(project, line, agentEnv);
-        const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-        expect(r.code, said).toBe(0);
+      const lines = await runBlock(project, '### Sub-agents', env, (written, r, said) => {
         if (written.includes('agents run reviewer')) {
           expect(r.stdout, said).toBe('No error handling is missing in src/serve.\n');
           // Claude Code itself made the call (its user agent), with the agent's system prompt file and the prompt.
@@ -163,7 +176,8 @@ describe("the README's sub-agents block, as written", () => {
           expect(sent, said).toContain('Review src/serve for error handling');
         }
         if (written.includes('sessions list')) expect(r.stdout, said).toMatch(/reviewer-\d{8}-\d{6}.*completed/);
-      }
+      });
+      expect(lines.some((l) => l.includes('agents run reviewer'))).toBe(true);
     } finally {
       await api.close();
       rmSync(project, { recursive: true, force: true });
@@ -173,7 +187,6 @@ describe("the README's sub-agents block, as written", () => {
 
 describe("the README's block on the user's other MCP servers, as written", () => {
   it("imports Claude Code's servers, lists them connected, and the real claude connects to Switchboard", async () => {
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
     const project = mkdtempSync(join(tmpdir(), 'switchboard-readme-upstream-'));
     // A project whose Claude Code configuration already has a server: the reference "everything" server.
     const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
@@ -181,25 +194,15 @@ describe("the README's block on the user's other MCP servers, as written", () =>
       join(project, '.mcp.json'),
       JSON.stringify({ mcpServers: { everything: { command: 'node', args: [everything, 'stdio'] } } }),
     );
-    const userEnv = {
-      ...childEnv(project),
-      PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
-      HOME: project,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-    };
+    const env = userEnv(project);
     try {
-      const lines = tourLines(readme, '### Your other MCP servers, behind one entry');
-      expect(lines.some((l) => l.startsWith('claude mcp add switchboard'))).toBe(true);
-      for (const written of lines) {
-        const line = written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`);
-        const r = await shIn(project, line, userEnv);
-        const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
-        expect(r.code, said).toBe(0);
+      const lines = await runBlock(project, '### Your other MCP servers, behind one entry', env, (written, r, said) => {
         if (written.includes('mcp import')) expect(r.stdout, said).toContain('everything');
         if (written.includes('mcp list --status')) expect(r.stdout, said).toMatch(/everything\s+.*connected/);
-      }
+      });
+      expect(lines.some((l) => l.startsWith('claude mcp add switchboard'))).toBe(true);
       // What the last line did: Claude Code starts Switchboard over stdio and finds it answering.
-      const listed = await shIn(project, 'claude mcp list', userEnv);
+      const listed = await shIn(project, 'claude mcp list', env);
       expect(listed.stdout, listed.stderr).toMatch(/switchboard: .*serve - [✓✔] Connected/);
     } finally {
       rmSync(project, { recursive: true, force: true });
