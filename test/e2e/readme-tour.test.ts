@@ -1,15 +1,15 @@
 // End-to-end: the README's tour ("A tour" and "Tokens, limits, audit", against `serve --http` on a copy of the demo
 // workspace), its other-servers block and its sub-agents block (each in an empty project, with the real `claude`
-// binary), their own lines read from README.md and run through a shell as written — `npx -y switchboard-mcp`
+// binary) and its first capability (the file its code block names, served over stdio), their own lines read from README.md and run through a shell as written — `npx -y switchboard-mcp`
 // standing for the built command, the demo's address for the test's server. A line the README gains runs too, and
 // must succeed; the lines with a known answer are checked for it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchServer } from '../helpers/banner.mjs';
-import { BIN, childEnv, ROOT } from '../helpers/cli.ts';
+import { BIN, childEnv, connectStdio, ROOT } from '../helpers/cli.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
 const DEMO_URL = 'http://127.0.0.1:7777';
@@ -208,6 +208,30 @@ describe("the README's block on the user's other MCP servers, as written", () =>
       rmSync(project, { recursive: true, force: true });
     }
   }, 180_000);
+});
+
+describe("the README's first capability, as written", () => {
+  it('is served from the file its code block names, with the answer its comment promises', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const at = readme.indexOf('\n### Write a capability\n');
+    const block = /```ts\n(\/\/ (\S+)\n[\s\S]*?)```/.exec(readme.slice(at));
+    if (at === -1 || !block) throw new Error("README.md has no 'Write a capability' ts block naming its file");
+    const project = mkdtempSync(join(tmpdir(), 'switchboard-readme-capability-'));
+    mkdirSync(dirname(join(project, block[2])), { recursive: true });
+    writeFileSync(join(project, block[2]), block[1]);
+    const { client } = await connectStdio(project, 'readme');
+    try {
+      const { tools } = await client.listTools();
+      expect(tools.find((t) => t.name === 'demo__greet')?.inputSchema).toMatchObject({ required: ['name'] });
+      const greeted = await client.callTool({ name: 'demo__greet', arguments: { name: 'Ada' } });
+      expect(greeted.structuredContent).toEqual({ greeting: 'Hello, Ada!' });
+      const refused = await client.callTool({ name: 'demo__greet', arguments: { name: '' } });
+      expect(refused.isError).toBe(true);
+    } finally {
+      await client.close();
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
 
 /** `events tail` runs until stopped: it must stream the call made while it runs, then it is stopped. */
