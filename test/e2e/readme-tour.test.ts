@@ -197,7 +197,11 @@ describe("the README's block on the user's other MCP servers, as written", () =>
     const env = userEnv(project);
     try {
       const lines = await runBlock(project, '### Your other MCP servers, behind one entry', env, (written, r, said) => {
-        if (written.includes('mcp import')) expect(r.stdout, said).toContain('everything');
+        if (written.includes('mcp import')) {
+          expect(r.stdout, said).toContain('Imported into project scope: everything');
+          // And how to stop Claude Code from starting it a second time.
+          expect(r.stdout, said).toContain('remove them there (claude mcp remove everything)');
+        }
         if (written.includes('mcp list --status')) expect(r.stdout, said).toMatch(/everything\s+.*connected/);
       });
       expect(lines.some((l) => l.startsWith('claude mcp add switchboard'))).toBe(true);
