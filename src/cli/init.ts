@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import pc from 'picocolors';
+import { removeFromClientHint } from '../config/import-servers.ts';
 import { loadConfig } from '../config/load.ts';
 import { addServer, allServers, scopeFile } from '../config/server-entries.ts';
 import { SwitchboardError } from '../core/errors.ts';
@@ -148,6 +149,13 @@ function nextSteps(s: {
     say(`  Not done${s.interactive ? '' : ' (no terminal to ask on, and no flag said to)'}; to do it later:`);
     for (const t of todo) say(`    ${t}`);
   }
+  for (const from of new Set(s.toImport.map((f) => f.from)))
+    say(
+      `  ${removeFromClientHint(
+        from,
+        s.toImport.filter((f) => f.from === from).map((f) => f.name),
+      )}`,
+    );
   say('  Check the servers Switchboard aggregates:  switchboard mcp list --status');
   say('  Start it by hand (agents start it themselves): switchboard serve  (or --http for Streamable HTTP and REST)');
   say('  Edit .switchboard/config.toml to change a setting; docs/configuration.md has every key.');

@@ -1,6 +1,6 @@
 // `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
 // project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
-import { IMPORT_SOURCES, type ImportSource, importServers } from '../config/import-servers.ts';
+import { IMPORT_SOURCES, type ImportSource, importServers, removeFromClientHint } from '../config/import-servers.ts';
 import { loadConfig, type Raw } from '../config/load.ts';
 import {
   addServer,
@@ -278,14 +278,6 @@ export async function mcpGet(name: string, opts: { cwd: string; json?: boolean }
   process.stdout.write(`${lines.join('\n')}\n`);
 }
 
-/** Each client's own command to drop a server from its configuration, and the client's name. */
-const CLIENT_REMOVE: Record<ImportSource, { client: string; remove: string }> = {
-  'claude-code': { client: 'Claude Code', remove: 'claude mcp remove' },
-  codex: { client: 'Codex', remove: 'codex mcp remove' },
-  gemini: { client: 'Gemini CLI', remove: 'gemini mcp remove' },
-  meerkat: { client: 'Meerkat', remove: 'rkat mcp remove' },
-};
-
 /** `mcp import --from claude-code|codex|gemini [FILE] [--user]` */
 export async function mcpImport(
   file: string | undefined,
@@ -321,11 +313,7 @@ export async function mcpImport(
   );
   for (const s of skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
   if (added.length) {
-    const { client, remove } = CLIENT_REMOVE[opts.from as ImportSource];
     process.stdout.write('Check them with: switchboard mcp list --status\n');
-    // Until the client drops its own entries, it starts those servers itself too and lists every tool twice.
-    process.stdout.write(
-      `${client} still starts them itself: once it reaches them through Switchboard, remove them there (${added.map((n) => `${remove} ${n}`).join('; ')}), or it sees each tool twice.\n`,
-    );
+    process.stdout.write(`${removeFromClientHint(opts.from as ImportSource, added)}\n`);
   }
 }

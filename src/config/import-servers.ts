@@ -14,6 +14,23 @@ import { serverEntryProblems } from './server-entries.ts';
 export type ImportSource = 'claude-code' | 'codex' | 'gemini' | 'meerkat';
 export const IMPORT_SOURCES: readonly ImportSource[] = ['claude-code', 'codex', 'gemini', 'meerkat'];
 
+/** Each client's name and its own command to drop a server from its configuration. */
+const CLIENT_REMOVE: Record<ImportSource, { client: string; remove: string }> = {
+  'claude-code': { client: 'Claude Code', remove: 'claude mcp remove' },
+  codex: { client: 'Codex', remove: 'codex mcp remove' },
+  gemini: { client: 'Gemini CLI', remove: 'gemini mcp remove' },
+  meerkat: { client: 'Meerkat', remove: 'rkat mcp remove' },
+};
+
+/**
+ * What to tell the user after importing `names` from a client: until the client drops its own entries, it starts
+ * those servers itself too and lists every tool twice.
+ */
+export function removeFromClientHint(from: ImportSource, names: readonly string[]): string {
+  const { client, remove } = CLIENT_REMOVE[from];
+  return `${client} still starts them itself: once it reaches them through Switchboard, remove them there (${names.map((n) => `${remove} ${n}`).join('; ')}), or it sees each tool twice.`;
+}
+
 /** The reason given for an entry that starts Switchboard itself: the client is connected to Switchboard. */
 export const SWITCHBOARD_ITSELF = 'it starts Switchboard itself (an install wrote it), not an upstream server';
 

@@ -96,6 +96,14 @@ describe('switchboard init', () => {
     expect((parse(codexAfter).mcp_servers as Record<string, unknown>).switchboard).toEqual(serve);
     expect(r.stdout).toContain('Installed Switchboard for Claude Code (user scope)');
     expect(r.stdout).toContain('Installed Switchboard for Codex (user scope)');
+    // Each client still starts what was imported from it: the next steps say how to drop those entries there.
+    const next = r.stdout.slice(r.stdout.indexOf('Next steps'));
+    expect(next).toContain(
+      'Claude Code still starts them itself: once it reaches them through Switchboard, remove them there (claude mcp remove files)',
+    );
+    expect(next).toContain(
+      'Codex still starts them itself: once it reaches them through Switchboard, remove them there (codex mcp remove search)',
+    );
 
     const before = { project: snapshot(m.dir) };
     const again = await m.run(['init', '--import', 'all', '--install', 'detected', '--scope', 'user']);
