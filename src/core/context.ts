@@ -11,6 +11,9 @@ import type { ServerContributions } from './server-contributions.ts';
 
 export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
 
+/** How a caller was identified (`Principal.kind`). */
+export const PRINCIPAL_KINDS = ['token', 'oauth', 'stdio', 'cli', 'anonymous', 'internal'] as const;
+
 /** Who is calling. `roles` decide what they see and may call. */
 export interface Principal {
   id: string;
@@ -19,7 +22,7 @@ export interface Principal {
    * How the caller was identified: a Switchboard token, an OAuth access token (id `oauth:<sub>`), the stdio peer,
    * the local CLI, or nobody (no tokens exist).
    */
-  kind?: 'token' | 'oauth' | 'stdio' | 'cli' | 'anonymous' | 'internal';
+  kind?: (typeof PRINCIPAL_KINDS)[number];
   /**
    * Exposure filter over capability names (`[expose]`, the token's own filter, `serve --only/--except`, the
    * profile's allow/deny).

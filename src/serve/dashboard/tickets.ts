@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Config } from '../../config/schema.ts';
-import type { Principal } from '../../core/context.ts';
+import { PRINCIPAL_KINDS, type Principal } from '../../core/context.ts';
 import { effectiveProfile, withProfile } from '../../core/profile.ts';
 import { type Exposure, makePrincipal } from '../../policy/principal.ts';
 import type { SharedTicketsPart } from '../../store/contract.ts';
@@ -21,7 +21,7 @@ const MAX_TICKETS = 10_000;
 const Holder = z.object({
   id: z.string().min(1),
   roles: z.array(z.string()),
-  kind: z.enum(['token', 'oauth', 'stdio', 'cli', 'anonymous', 'internal']),
+  kind: z.enum(PRINCIPAL_KINDS),
   profile: z.string().optional(),
 });
 
