@@ -151,8 +151,8 @@ function filesUnder(base: string): string[] {
   return out;
 }
 
-/** Script paths (`a/b`) under a folder with one extension, sorted. */
-function namesIn(base: string, ext: string, files = filesUnder(base)): string[] {
+/** Script paths (`a/b`) of the files listed under `base` (filesUnder) with one extension, sorted. */
+function namesIn(base: string, ext: string, files: readonly string[]): string[] {
   return files
     .filter((full) => full.endsWith(ext))
     .map((full) => relative(base, full).slice(0, -ext.length).split(sep).join('/'));
@@ -169,7 +169,7 @@ export function listScripts(roots: ScriptRoots): ResolvedScript[] {
   const seen = new Map<string, ResolvedScript>();
   for (const level of LEVELS) {
     const base = join(roots[level], 'nl');
-    for (const path of namesIn(base, '.md', nl.get(level))) {
+    for (const path of namesIn(base, '.md', nl.get(level) ?? [])) {
       const display = path.split('/').join(':');
       if (seen.has(display)) continue;
       try {
@@ -215,21 +215,26 @@ export function scriptClashes(roots: ScriptRoots, projectDir: string): string[] 
     const own = new Map<ScriptLevel, Map<string, string>>();
     for (const level of ['project', 'user'] as const) {
       const files = new Map<string, string>();
+      const base = join(roots[level], folder);
+      const listed = filesUnder(base);
       for (const ext of exts)
-        for (const path of namesIn(join(roots[level], folder), ext))
-          if (!files.has(key(path))) files.set(key(path), join(roots[level], folder, `${path}${ext}`));
+        for (const path of namesIn(base, ext, listed))
+          if (!files.has(key(path))) files.set(key(path), join(base, `${path}${ext}`));
       own.set(level, files);
     }
-    for (const [mekara, above] of HIDDEN_BY)
+    for (const [mekara, above] of HIDDEN_BY) {
+      const base = join(roots[mekara], folder);
+      const listed = filesUnder(base);
       for (const ext of exts)
-        for (const path of namesIn(join(roots[mekara], folder), ext)) {
+        for (const path of namesIn(base, ext, listed)) {
           if (path.endsWith('__init__')) continue;
           const winner = above.map((level) => own.get(level)?.get(key(path))).find(Boolean);
           if (!winner) continue;
           warnings.push(
-            `${shown(join(roots[mekara], folder, `${path}${ext}`))} is not used: ${shown(winner)} has the same script name and Switchboard's own folder wins. Rename or delete one of them.`,
+            `${shown(join(base, `${path}${ext}`))} is not used: ${shown(winner)} has the same script name and Switchboard's own folder wins. Rename or delete one of them.`,
           );
         }
+    }
   }
   return warnings;
 }
