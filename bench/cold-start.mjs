@@ -15,7 +15,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { cpuMs, machine, memMb } from './lib/proc.mjs';
 import { buildSdkSnapshot } from './lib/sdk-snapshot.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median, sleep, withTimeout } from './lib/stats.mjs';
+import { alternating, median, sleep, withTimeout } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -100,7 +100,7 @@ const samples = new Map(variants.map((v) => [v, []]));
 try {
   for (const v of variants) await coldStart(v); // discarded: page cache, and the project's state.db
   for (let round = 0; round < RUNS; round++) {
-    for (const v of round % 2 ? [...variants].reverse() : variants) samples.get(v).push(await coldStart(v));
+    for (const v of alternating(variants, round)) samples.get(v).push(await coldStart(v));
     process.stderr.write(`round ${round + 1}/${RUNS}\n`);
   }
   if (argv.includes('--warm')) {

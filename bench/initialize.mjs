@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { cpuMs, machine } from './lib/proc.mjs';
 import { buildSdkSnapshot } from './lib/sdk-snapshot.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median, sleep, withTimeout } from './lib/stats.mjs';
+import { alternating, median, sleep, withTimeout } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -132,7 +132,7 @@ async function phase(label) {
   const samples = new Map(variants.map((v) => [v, []]));
   for (const v of variants) await timeInitialize(v); // page cache, the project's state.db
   for (let round = 0; round < RUNS; round++) {
-    for (const v of round % 2 ? [...variants].reverse() : variants) samples.get(v).push(await timeInitialize(v));
+    for (const v of alternating(variants, round)) samples.get(v).push(await timeInitialize(v));
     process.stderr.write(`${label}: round ${round + 1}/${RUNS}\n`);
   }
   return samples;

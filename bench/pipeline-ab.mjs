@@ -10,7 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, threadCpuMs } from './lib/proc.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median } from './lib/stats.mjs';
+import { alternating, median } from './lib/stats.mjs';
 
 const argv = process.argv.slice(2);
 const opt = (name, dflt) => (argv.includes(`--${name}`) ? argv[argv.indexOf(`--${name}`) + 1] : dflt);
@@ -77,7 +77,7 @@ const variants = [
 ];
 const rounds = variants.map(() => []);
 for (let r = 0; r < RUNS; r++) {
-  for (const k of r % 2 ? [1, 0] : [0, 1]) {
+  for (const k of alternating([0, 1], r)) {
     const out = execFileSync(process.execPath, [import.meta.filename, '--child', variants[k].root], {
       env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'error', ...variants[k].env },
       maxBuffer: 1 << 20,

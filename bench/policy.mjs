@@ -11,7 +11,7 @@ import autocannon from 'autocannon';
 import { startHttpChild } from './lib/http.mjs';
 import { cpuMs, machine } from './lib/proc.mjs';
 import { BENCH_HANDLERS, BIN, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median, quantile, withTimeout } from './lib/stats.mjs';
+import { alternating, median, quantile, withTimeout } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -47,7 +47,7 @@ async function interleaved(calls, count, warm) {
   const lat = calls.map(() => []);
   for (let i = 0; i < warm; i++) for (const call of calls) await call();
   for (let b = 0; b < count / BLOCK; b++) {
-    for (const k of b % 2 ? [1, 0] : [0, 1]) {
+    for (const k of alternating([0, 1], b)) {
       for (let i = 0; i < 10; i++) await calls[k]();
       for (let i = 0; i < BLOCK; i++) {
         const t0 = performance.now();

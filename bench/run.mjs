@@ -12,7 +12,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { captureSdkToolCall, loadTest, startHttpChild } from './lib/http.mjs';
 import { cpuMs, machine, memMb } from './lib/proc.mjs';
 import { ROOT, serverDefs, tempProject } from './lib/servers.mjs';
-import { median, quantile, sleep, withTimeout } from './lib/stats.mjs';
+import { alternating, median, quantile, sleep, withTimeout } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -87,15 +87,12 @@ async function coldStartOnce(def) {
   }
 }
 
-/** The order of round `i`: alternating, so the drift of a shared machine falls on every variant alike. */
-const inRound = (keys, i) => (i % 2 ? [...keys].reverse() : keys);
-
 async function coldStarts(keys) {
   // Discarded: fills the page cache and (for Switchboard) creates the project's state.db.
   for (const key of keys) await coldStartOnce(defs[key]);
   const runs = new Map(keys.map((key) => [key, []]));
   for (let i = 0; i < CFG.coldRuns; i++)
-    for (const key of inRound(keys, i)) runs.get(key).push(await coldStartOnce(defs[key]));
+    for (const key of alternating(keys, i)) runs.get(key).push(await coldStartOnce(defs[key]));
   for (const key of keys) {
     const times = runs.get(key).map((r) => r.ms);
     results[key].coldMs = median(times);
@@ -134,7 +131,7 @@ async function stdioRuns(keys) {
     }
     const rounds = new Map(keys.map((key) => [key, []]));
     for (let i = 0; i < CFG.tputRounds; i++)
-      for (const key of inRound(keys, i)) {
+      for (const key of alternating(keys, i)) {
         const d = drivers.get(key);
         const cpu0 = cpuMs(d.pid);
         const t = await d.concurrent(CFG.tputCalls, CFG.inflight, 60_000);

@@ -4,7 +4,7 @@
 // Used to decide whether a change to the stdio hot path is kept; never part of `npm test`.
 import { cpuMs, memMb } from './lib/proc.mjs';
 import { ROOT, serverDefs, tempProject } from './lib/servers.mjs';
-import { median } from './lib/stats.mjs';
+import { alternating, median } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -53,8 +53,7 @@ async function measure(t) {
 
 const results = new Map(targets.map((t) => [t.label, []]));
 for (let r = 0; r < ROUNDS; r++) {
-  const order = r % 2 ? [...targets].reverse() : targets;
-  for (const t of order) results.get(t.label).push(await measure(t));
+  for (const t of alternating(targets, r)) results.get(t.label).push(await measure(t));
   process.stderr.write(`round ${r + 1}/${ROUNDS} done\n`);
 }
 const bare = results.get('bare SDK v2');

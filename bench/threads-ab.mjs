@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { machine, threadCpuMs } from './lib/proc.mjs';
 import { ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median } from './lib/stats.mjs';
+import { alternating, median } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -48,7 +48,7 @@ for (const d of drivers) {
 }
 const rounds = variants.map(() => []);
 for (let r = 0; r < ROUNDS; r++) {
-  for (const k of r % 2 ? [1, 0] : [0, 1]) {
+  for (const k of alternating([0, 1], r)) {
     const d = drivers[k];
     const before = threadCpuMs(d.pid);
     const { done, ms } = await d.concurrent(CALLS, 64, 120_000);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { render, summarise } from './lib/cpuprofile.mjs';
 import { cpuMs, machine } from './lib/proc.mjs';
 import { BIN, ROOT, switchboardEnv, tempProject } from './lib/servers.mjs';
-import { median, quantile, sleep } from './lib/stats.mjs';
+import { alternating, median, quantile, sleep } from './lib/stats.mjs';
 import { StdioDriver } from './lib/stdio-driver.mjs';
 
 const argv = process.argv.slice(2);
@@ -207,7 +207,7 @@ async function ab(spec) {
   }
   try {
     for (let block = 0; block < ROUNDS * 10; block++) {
-      for (const p of block % 2 ? [...paths].reverse() : paths) {
+      for (const p of alternating(paths, block)) {
         // CPU is counted in 10 ms ticks: summed over all blocks, not per block.
         let c0 = cpuMs(p.driver.pid);
         const lat = await p.driver.sequential(200, 20_000);

@@ -10,6 +10,12 @@ export function quantile(values, q) {
 
 export const median = (values) => quantile(values, 0.5);
 
+/**
+ * The order of round `round` in an A/B (or A/B/C…) benchmark: as given, then reversed, then as given… so the drift of
+ * a shared machine falls on every variant alike.
+ */
+export const alternating = (items, round) => (round % 2 ? [...items].reverse() : items);
+
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Reject after `ms` with a message naming what timed out; every wait in the benchmark is bounded. */
