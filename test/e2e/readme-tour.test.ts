@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { watchServer } from '../helpers/banner.mjs';
 import { BIN, childEnv, connectStdio, ROOT } from '../helpers/cli.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { until } from '../helpers/until.ts';
 
 const DEMO_URL = 'http://127.0.0.1:7777';
 
@@ -45,13 +46,15 @@ function shIn(cwd: string, line: string, env: Record<string, string>): Promise<S
   });
 }
 
-/** A user's machine for a block run in an empty project: `claude` on PATH, that project as HOME, no telemetry. */
+/**
+ * A user's machine for a block run in an empty project: `claude` on PATH, that project as HOME (and, from
+ * test/setup-env.ts, no nonessential traffic from `claude`).
+ */
 function userEnv(project: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...childEnv(project),
     PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
     HOME: project,
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     ...extra,
   };
 }
@@ -249,17 +252,18 @@ async function eventsTail(line: string, env: Record<string, string>, url: string
     out += d;
   });
   try {
-    const deadline = Date.now() + 30_000;
     // Call a tool until the stream shows it (the tail may still be connecting for the first ones).
-    while (!out.includes('text.word_count') && Date.now() < deadline) {
-      await fetch(`${url}/v1/tools/text__word_count`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-        body: '{"text":"tail me"}',
-      });
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    expect(out, `${line}\n${out}`).toContain('text.word_count rest/');
+    await until(
+      async () => {
+        await fetch(`${url}/v1/tools/text__word_count`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
+          body: '{"text":"tail me"}',
+        });
+        return out.includes('text.word_count rest/');
+      },
+      { timeoutMs: 30_000, everyMs: 200, what: () => `${line} to show the call; it printed:\n${out}` },
+    );
   } finally {
     child.kill('SIGTERM');
   }

@@ -451,13 +451,18 @@ describe('system.config', () => {
     expect(text).toMatch(/timeout_ms = 1234/);
   });
 
+  /** The tables `get` shows masked: `[auth]` whole, and an API key (its line follows). */
+  const SECRET_TABLES = [
+    '[auth.oauth]',
+    'issuer = "https://login.example.com"',
+    '[auth.oauth.roles]',
+    '"switchboard:agent" = ["agent"]',
+    '[agents.providers.anthropic]',
+  ];
+
   it('round-trips get → edit → set with [auth.oauth] and secrets: masked values keep the ones in effect', async () => {
     const toml = [
-      '[auth.oauth]',
-      'issuer = "https://login.example.com"',
-      '[auth.oauth.roles]',
-      '"switchboard:agent" = ["agent"]',
-      '[agents.providers.anthropic]',
+      ...SECRET_TABLES,
       'api_key = "${ANT_KEY}"',
       '[[servers]]',
       'name = "first"',
@@ -501,11 +506,7 @@ describe('system.config', () => {
 
   it('patches with masks copied from get: a masked key stays as it is, a list of servers keeps its secrets', async () => {
     const toml = [
-      '[auth.oauth]',
-      'issuer = "https://login.example.com"',
-      '[auth.oauth.roles]',
-      '"switchboard:agent" = ["agent"]',
-      '[agents.providers.anthropic]',
+      ...SECRET_TABLES,
       'api_key = "sk-ant-real"',
       '[[servers]]',
       'name = "api"',
