@@ -60,16 +60,20 @@ async function askScope(): Promise<'project' | 'user'> {
 
 const settle = async <T>(d: Decision<T>, asking: () => Promise<T[]>) => (d.ask ? asking() : d.chosen);
 
-function importServers(cwd: string, chosen: FoundServer[]): void {
+/** Add the chosen servers to the project's configuration; answers those that were added. */
+function importServers(cwd: string, chosen: FoundServer[]): FoundServer[] {
+  const imported: FoundServer[] = [];
   for (const s of chosen) {
     try {
       addServer('project', cwd, s.entry);
       say(`  ${pc.green('imported')} ${s.name}  (from ${s.from}: ${s.file})`);
+      imported.push(s);
     } catch (err) {
       if (!(err instanceof SwitchboardError)) throw err;
       say(`  ${pc.yellow('skipped')} ${s.name}: ${err.message}`);
     }
   }
+  return imported;
 }
 
 export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
@@ -103,9 +107,10 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
     );
     return fresh.filter((s) => names.includes(s.name));
   });
+  let imported: FoundServer[] = [];
   if (toImport.length) {
     say(`\nImporting into ${relative(cwd, scopeFile('project', cwd))}:`);
-    importServers(cwd, toImport);
+    imported = importServers(cwd, toImport);
   }
 
   const detected = detectAgents(cwd);
@@ -131,13 +136,15 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
   }
 
   const unconnected = detectedNames.filter((a) => !(connected as string[]).includes(a) && !toInstall.includes(a));
-  nextSteps({ interactive, fresh, toImport, unconnected });
+  nextSteps({ interactive, fresh, toImport, imported, unconnected });
 }
 
 function nextSteps(s: {
   interactive: boolean;
   fresh: FoundServer[];
   toImport: FoundServer[];
+  /** Those of `toImport` that were added (a skipped one is not the client's to drop). */
+  imported: FoundServer[];
   unconnected: Agent[];
 }): void {
   const todo: string[] = [];
@@ -149,13 +156,10 @@ function nextSteps(s: {
     say(`  Not done${s.interactive ? '' : ' (no terminal to ask on, and no flag said to)'}; to do it later:`);
     for (const t of todo) say(`    ${t}`);
   }
-  for (const from of new Set(s.toImport.map((f) => f.from)))
-    say(
-      `  ${removeFromClientHint(
-        from,
-        s.toImport.filter((f) => f.from === from).map((f) => f.name),
-      )}`,
-    );
+  for (const from of new Set(s.imported.map((f) => f.from))) {
+    const names = s.imported.filter((f) => f.from === from).map((f) => f.name);
+    say(`  ${removeFromClientHint(from, names)}`);
+  }
   say('  Check the servers Switchboard aggregates:  switchboard mcp list --status');
   say('  Start it by hand (agents start it themselves): switchboard serve  (or --http for Streamable HTTP and REST)');
   say('  Edit .switchboard/config.toml to change a setting; docs/configuration.md has every key.');

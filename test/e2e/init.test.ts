@@ -118,6 +118,20 @@ describe('switchboard init', () => {
     expect((await m.run(['mcp', 'list', '--json'])).code).toBe(0);
   });
 
+  it('names in its next steps only the servers it imported: a same-named one of another client stays there', async () => {
+    const m = machine();
+    writeFileSync(join(m.dir, '.mcp.json'), JSON.stringify({ mcpServers: { files: { command: 'fs-mcp' } } }));
+    mkdirSync(m.codexHome);
+    writeFileSync(join(m.codexHome, 'config.toml'), '[mcp_servers.files]\ncommand = "other-fs"\n');
+    const r = await m.run(['init', '--import', 'all', '--install', 'none']);
+    expect(r.code).toBe(0);
+    expect(servers(m.dir)).toEqual([{ name: 'files', command: 'fs-mcp' }]);
+    expect(r.stdout).toMatch(/files \(codex\) not importable: same name as the one from claude-code/);
+    const next = r.stdout.slice(r.stdout.indexOf('Next steps'));
+    expect(next).toContain('remove them there (claude mcp remove files)');
+    expect(next).not.toContain('codex mcp remove');
+  });
+
   it('without a terminal or flags: writes the config only, and prints the commands for the rest', async () => {
     const m = machine();
     const mcp = JSON.stringify({ mcpServers: { files: { command: 'fs-mcp' } } });
