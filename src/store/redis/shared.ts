@@ -1,6 +1,6 @@
 // What instances on one Redis share beyond the stored records (the Store contract's `shared`): MCP sessions and
-// their mailboxes, rate limits and breakers, the event bus's stream, cached capability results, single-use tickets, and secrets every
-// instance holds alike.
+// their mailboxes, rate limits and breakers, the event bus's stream, cached capability results, single-use tickets,
+// and secrets every instance holds alike.
 import type { Redis } from 'ioredis';
 import type { SharedState } from '../contract.ts';
 import { RedisBusStream } from './bus-stream.ts';
