@@ -1,9 +1,12 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/** The suite `npm test` runs; vitest.shared.config.ts runs the tests that read `../shared` (test/originals). */
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // They read the originals' data files beside the repository: `npm run test:shared`, never a user's `npm test`.
+    exclude: ['test/originals/**', 'node_modules/**'],
     // Starts a redis-server for the run when none answers (the scale-out tests need one).
     globalSetup: ['test/global-redis.ts'],
     // A temp HOME and TMPDIR for each test file, removed after it; a quiet `claude` (test/setup-env.ts).

@@ -1,0 +1,21 @@
+// Where the originals' own data files are: `../shared/originals` beside the repository (CI and our machines have it,
+// a user's clone does not). Only tests under test/originals read it; they run in `npm run test:shared`, never in
+// `npm test` (scripts/test-shared.mjs checks the folder is there first and says so when it is not).
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+/** `../shared` beside this repository, or SWITCHBOARD_SHARED_DIR when set (a checkout elsewhere). */
+export const SHARED = process.env.SWITCHBOARD_SHARED_DIR
+  ? resolve(process.env.SWITCHBOARD_SHARED_DIR)
+  : resolve(import.meta.dirname, '../../../shared');
+
+/**
+ * The path of one original's file, e.g. `original('mekara', 'cassettes/mcp-nested.yaml')`; throws naming the path when
+ * it is missing, so a test never passes over a file it was meant to read.
+ */
+export function original(project: string, ...parts: string[]): string {
+  const path = join(SHARED, 'originals', project, ...parts);
+  if (!existsSync(path))
+    throw new Error(`${path} is missing: the originals' data files are expected in ${SHARED}/originals`);
+  return path;
+}
