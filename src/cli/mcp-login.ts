@@ -1,11 +1,12 @@
 // `switchboard mcp login|logout NAME`: log in to an OAuth-protected upstream server (authorization code + PKCE,
 // the redirect on a loopback port), or forget the login. Acts on the project's store directly, as `token` does; a
 // running hub on the same store picks a new login up within seconds (it reads the store while a login is required).
-import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
+import { argv } from '../core/argv.ts';
 import { login } from '../core/mcp-client/oauth/login.ts';
 import { loadSealingKey } from '../core/mcp-client/oauth/sealed.ts';
+import { startChild } from '../core/process.ts';
 import { openProjectStore } from '../hub.ts';
 import { resolveServer } from '../sources/upstream/resolve.ts';
 import { CliError, printJson } from './output.ts';
@@ -53,14 +54,17 @@ function keyOf(server: { oauth?: { shared: boolean } }, principal?: string): str
 
 /** Start the desktop's browser on `url`, quietly; people without one copy the printed URL. */
 function openBrowser(url: string): void {
+  // The URL names a service the upstream chose: only http(s), and never through a shell (cmd's `start` would read
+  // the `&` of a query string as a command separator).
+  if (!/^https?:\/\//i.test(url)) return;
   const [cmd, args] =
     process.platform === 'darwin'
-      ? ['open', [url]]
+      ? ['open', argv().nonOption(url).build()]
       : process.platform === 'win32'
-        ? ['cmd', ['/c', 'start', '""', url]]
-        : ['xdg-open', [url]];
+        ? ['rundll32', argv().flag('url.dll,FileProtocolHandler').nonOption(url).build()]
+        : ['xdg-open', argv().nonOption(url).build()];
   try {
-    spawn(cmd, args, { stdio: 'ignore', detached: true })
+    startChild(cmd, args, { stdio: 'ignore', detached: true })
       .on('error', () => {})
       .unref();
   } catch {}

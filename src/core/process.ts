@@ -1,6 +1,10 @@
-// Child processes for capabilities: argument arrays (never a shell string built from input), a time limit,
-// the call's AbortSignal, and their own process group so a cancel or timeout kills the whole tree.
+// Every child process Switchboard starts is started here: an argument list built by core/argv.ts (never a shell
+// string built from input), a time limit, the call's AbortSignal, and its own process group so a cancel or timeout
+// kills the whole tree. test/core/process-starts.test.ts fails when a module elsewhere in src/ starts one.
+import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
+import spawn from 'cross-spawn';
+import { type Argv, argv } from './argv.ts';
 import { SwitchboardError } from './errors.ts';
 
 export interface RunOptions {
@@ -75,13 +79,19 @@ function killGroup(pid: number | undefined): void {
 
 /**
  * Run `command` with `args` in its own process group. A non-zero exit is a result, not an error; a cancel
- * fails with CANCELLED (or TIMEOUT for the call's timeout), after the whole group has been killed.
+ * fails with CANCELLED (or TIMEOUT for the call's timeout), after the whole group has been killed. For handler
+ * authors: the arguments are theirs, as written (Switchboard's own code uses {@link runProcess} with an `Argv`).
  *
  * @example
  * const r = await runCommand('npm', ['test'], { signal: ctx.signal, cwd: dir });
  * return { passed: r.exitCode === 0, output: r.stdout };
  */
-export async function runCommand(command: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+export function runCommand(command: string, args: readonly string[], opts: RunOptions): Promise<RunResult> {
+  return runProcess(command, argv().operator(args).build(), opts);
+}
+
+/** {@link runCommand} with an argument list built by core/argv.ts: how Switchboard itself runs a command. */
+export async function runProcess(command: string, args: Argv, opts: RunOptions): Promise<RunResult> {
   // execa is loaded with the first command: a server that never runs one never pays for it at start-up.
   const { execa } = await import('execa');
   if (opts.signal.aborted) throw abortError(opts.signal);
@@ -160,6 +170,14 @@ export async function runCommand(command: string, args: readonly string[], opts:
     // A finished leader may leave children behind in its group; they belong to this call, so they go too.
     killGroup(child.pid);
   }
+}
+
+/**
+ * Start a long-lived child (an upstream stdio server, the Python script runner, a browser opener) with an argument
+ * list built by core/argv.ts. cross-spawn, as the MCP SDK: Windows command shims resolve; never a shell.
+ */
+export function startChild(command: string, args: Argv, options: Omit<SpawnOptions, 'shell'>): ChildProcess {
+  return spawn(command, args, { ...options, shell: false });
 }
 
 /** An execa line transform that hands each stdout line to `onLine` and keeps nothing. */

@@ -19,9 +19,10 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
-import spawn from 'cross-spawn';
+import { argv } from '../argv.ts';
 import { envelopeOf } from '../jsonrpc-envelope.ts';
 import { type LineSink, LineSplitter, type OversizedLine } from '../line-splitter.ts';
+import { startChild } from '../process.ts';
 import { isLaneAnswer } from './call-lane.ts';
 
 /**
@@ -117,13 +118,19 @@ export class BatchingStdioClientTransport implements Transport {
     if (this.child) throw new Error('BatchingStdioClientTransport already started: connect() starts it.');
     const { command, args, env, cwd, stderr } = this.server;
     await new Promise<void>((resolve, reject) => {
-      const child = spawn(command, args ?? [], {
-        env: { ...getDefaultEnvironment(), ...env },
-        stdio: ['pipe', 'pipe', stderr ?? 'inherit'],
-        shell: false,
-        windowsHide: process.platform === 'win32',
-        ...(cwd ? { cwd } : {}),
-      });
+      // The command and its words are the operator's (a configured server), passed as written.
+      const child = startChild(
+        command,
+        argv()
+          .operator(args ?? [])
+          .build(),
+        {
+          env: { ...getDefaultEnvironment(), ...env },
+          stdio: ['pipe', 'pipe', stderr ?? 'inherit'],
+          windowsHide: process.platform === 'win32',
+          ...(cwd ? { cwd } : {}),
+        },
+      );
       this.child = child;
       child.on('error', (error) => {
         reject(error);

@@ -2,10 +2,11 @@
 // agent's roles, so sub-agents share the task board, hooks and scripts with the main agent under the same policy.
 
 import type { Config } from '../../config/schema.ts';
+import { argv } from '../../core/argv.ts';
 import { listedTools } from '../../core/catalog/exposure.ts';
 import type { Principal } from '../../core/context.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
-import { runCommand } from '../../core/process.ts';
+import { runProcess } from '../../core/process.ts';
 import type { Registry } from '../../core/registry.ts';
 import type { LocalTool } from './providers/provider.ts';
 
@@ -78,7 +79,13 @@ export function shellTool(cwd: string, timeoutSecs: number, env: Record<string, 
       const command = (args as { command?: unknown })?.command;
       if (typeof command !== 'string' || !command.trim())
         return { content: 'The shell tool needs {command: string}, e.g. {"command": "ls"}.', is_error: true };
-      const r = await runCommand('/bin/sh', ['-c', command], { signal, cwd, env, timeoutMs: timeoutSecs * 1000 });
+      // The model's command line is the script sh runs (the shell tool is granted on purpose), after `--`.
+      const r = await runProcess('/bin/sh', argv().flag('-c').operands(command).build(), {
+        signal,
+        cwd,
+        env,
+        timeoutMs: timeoutSecs * 1000,
+      });
       const note = r.timedOut ? `\n(stopped after ${timeoutSecs} s)` : r.truncated ? '\n(output cut)' : '';
       return {
         content: `exit code ${r.exitCode}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}${note}`,

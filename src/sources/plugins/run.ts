@@ -4,7 +4,8 @@ import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { relative } from 'node:path';
 import type { Logger } from 'pino';
-import { minimalEnv, runCommand } from '../../core/process.ts';
+import { argv } from '../../core/argv.ts';
+import { minimalEnv, runProcess } from '../../core/process.ts';
 import type { Store } from '../../store/contract.ts';
 import type { Plugin, PluginHook } from './discover.ts';
 import { fingerprint, matchedFiles } from './fingerprint.ts';
@@ -12,6 +13,14 @@ import { fileIssueText, type HanSettings, logFileIssues } from './han-settings.t
 import { HeadTail, LineSplitter } from './output.ts';
 import { sessionFilesIn, usesFileList } from './session-files.ts';
 import { filterByDirTest, findMarkedDirs, mapLimit, resolveInside } from './targets.ts';
+
+/**
+ * `${HAN_FILES}`: relative paths separated by spaces, each beginning with `./` when it begins with `-`, so a file a
+ * caller named `--fix.js` is a path to the hook's program, never one of its options.
+ */
+function fileWords(files: readonly string[]): string {
+  return files.map((f) => (f.startsWith('-') ? `./${f}` : f)).join(' ');
+}
 
 /** What running hooks needs from the hub (or from the `hook dispatch` command, which has no hub). */
 export interface HookHost {
@@ -233,11 +242,11 @@ async function runIn(
   }
   // On an agent event `${HAN_FILES}` is what the session edited here (Han's session-scoped hooks): a directory where
   // it edited nothing the hook checks is skipped; when the session's edits are unknown it is `.`, everything.
-  let fileList = files.length ? files.join(' ') : '.';
+  let fileList = files.length ? fileWords(files) : '.';
   if (opts.agent && usesFileList(command)) {
     const edited = sessionFilesIn(await opts.agent.sessionFiles(), dir, patterns, existsSync);
     if (edited?.length === 0) return notRun({ skipped: 'the session edited no file here that the hook checks' });
-    fileList = edited ? edited.join(' ') : '.';
+    fileList = edited ? fileWords(edited) : '.';
   }
   // Han reads idle_timeout in seconds (its runner multiplies by 1000), in han-plugin.yml and in overrides alike.
   const idleTimeoutMs =
@@ -261,7 +270,7 @@ async function runIn(
   };
   const capture = new HeadTail(CAPTURE_KEEP);
   const lines = opts.onLine ? new LineSplitter((line) => opts.onLine?.(directory, line)) : undefined;
-  const result = await runCommand('sh', ['-c', command], {
+  const result = await runProcess('sh', argv().flag('-c').operands(command).build(), {
     signal: opts.signal,
     cwd: dir,
     env,

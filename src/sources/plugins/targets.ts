@@ -5,9 +5,10 @@ import { access, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
+import { argv } from '../../core/argv.ts';
 import { isInside } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
-import { runCommand } from '../../core/process.ts';
+import { runProcess } from '../../core/process.ts';
 
 /** Never descended into, ignored or not. */
 const ALWAYS_SKIPPED = new Set(['.git', 'node_modules']);
@@ -156,7 +157,7 @@ export async function filterByDirTest(
 ): Promise<string[]> {
   if (!dirTest) return dirs;
   const keep = await mapLimit(dirs, 4, async (dir) => {
-    const r = await runCommand('sh', ['-c', dirTest], {
+    const r = await runProcess('sh', argv().flag('-c').operands(dirTest).build(), {
       signal: opts.signal,
       cwd: dir,
       env: opts.env,

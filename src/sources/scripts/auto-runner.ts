@@ -1,6 +1,7 @@
 // Runs auto steps: the executor hands each one to an AutoRunner, which either runs it for real (commands through
 // core/process in their own process group, functions in-process) or replays a recorded result.
-import { runCommand } from '../../core/process.ts';
+import { argv } from '../../core/argv.ts';
+import { runProcess } from '../../core/process.ts';
 import type { AutoFunction, AutoStep } from './steps.ts';
 
 /**
@@ -82,10 +83,13 @@ export class LiveRunner implements AutoRunner {
 
   async run(req: AutoRequest): Promise<AutoOutcome> {
     if (req.inputs.action_type !== 'call') {
-      const [program, ...args] =
-        req.inputs.action_type === 'argv' ? req.inputs.action : ['sh', '-c', req.inputs.action];
+      // The script's author wrote the command (its own program and words, or a line for sh).
+      const [program, args] =
+        req.inputs.action_type === 'argv'
+          ? [req.inputs.action[0], argv().operator(req.inputs.action.slice(1)).build()]
+          : ['sh', argv().flag('-c').operands(req.inputs.action).build()];
       try {
-        const r = await runCommand(program, args, {
+        const r = await runProcess(program, args, {
           signal: req.signal,
           cwd: req.workingDir,
           env: this.opts.env,

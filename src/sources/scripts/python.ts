@@ -3,11 +3,14 @@
 // answers one JSON line per request (the protocol is described at the top of that file). The executor drives
 // it exactly like a JS generator, so the stack, journal replay after a restart and cassettes work unchanged:
 // replaying starts a fresh child and feeds it the recorded results.
-import { type ChildProcessWithoutNullStreams, execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { basename, join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { Readable, Writable } from 'node:stream';
+import { argv } from '../../core/argv.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { packageRoot } from '../../core/module-loader.ts';
+import { runProcess, startChild } from '../../core/process.ts';
 import type { StepSource } from './compiled.ts';
 import type { AutoFunctionContext, Step } from './steps.ts';
 
@@ -32,27 +35,34 @@ function interpreterFor(env: NodeJS.ProcessEnv, file: string): Promise<string> {
   const key = env.PATH ?? '';
   let found = interpreters.get(key);
   if (!found) {
-    found = new Promise<string>((resolve, reject) => {
-      const ask = 'import sys; print(sys.executable); print(sys.version_info[0], sys.version_info[1])';
-      execFile('python3', ['-c', ask], { env, timeout: 30_000 }, (err, stdout) => {
-        const [exe, version] = stdout.trim().split('\n');
-        const [major, minor] = (version ?? '').split(' ').map(Number);
-        if (err || !exe) reject(err ?? new Error('python3 did not say where it is'));
-        else if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1]))
-          reject(new Error(`python3 is ${major}.${minor}`));
-        else resolve(exe);
-      });
+    const ask = 'import sys; print(sys.executable); print(sys.version_info[0], sys.version_info[1])';
+    found = runProcess('python3', argv().flag('-c').flag(ask).build(), {
+      signal: new AbortController().signal,
+      env: definedOnly(env),
+      timeoutMs: 30_000,
+    }).then((r) => {
+      const [exe, version] = r.stdout.trim().split('\n');
+      const [major, minor] = (version ?? '').split(' ').map(Number);
+      if (r.exitCode !== 0 || !exe) throw new Error(r.stderr.trim() || 'python3 did not say where it is');
+      if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1]))
+        throw new Error(`python3 is ${major}.${minor}`);
+      return exe;
     });
     interpreters.set(key, found);
     found.catch(() => interpreters.delete(key));
   }
-  return found.catch((err: NodeJS.ErrnoException) => {
-    const what = err.code === 'ENOENT' ? 'there is none' : `${err.message.trim()}`;
+  return found.catch((err: Error) => {
+    const what = /\bENOENT\b/.test(err.message) ? 'there is none' : `${err.message.trim()}`;
     throw new SwitchboardError(
       'UNAVAILABLE',
       `The compiled script ${file} is a Python script (mekara's format) and needs \`python3\` (${MIN_PYTHON.join('.')} or later) on the PATH of Switchboard, but ${what} (PATH=${key}). Install Python 3, or delete or rename the .py file so the script runs from its NL instructions.`,
     );
   });
+}
+
+/** The variables of `env` that are set (a child's environment holds no `undefined`). */
+function definedOnly(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
 /** An exception the Python script raised, named as Python names it (`RuntimeError: …` in answers). */
@@ -67,7 +77,7 @@ const STDERR_KEPT = 4000;
 
 /** One `python3` runner process: a request is one line out, its answer one line back, one at a time. */
 class RunnerProcess {
-  private readonly child: ChildProcessWithoutNullStreams;
+  private readonly child: ChildProcess & { stdin: Writable; stdout: Readable; stderr: Readable };
   private readonly replies: Reply[] = [];
   private waiter?: { resolve: (r: Reply) => void; reject: (e: Error) => void };
   private failure?: Error;
@@ -80,7 +90,11 @@ class RunnerProcess {
     env: NodeJS.ProcessEnv,
     cwd: string,
   ) {
-    this.child = spawn(python, ['-u', pythonRunnerPath()], { env, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = startChild(python, argv().flag('-u').nonOption(pythonRunnerPath()).build(), {
+      env,
+      cwd,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    }) as RunnerProcess['child'];
     createInterface({ input: this.child.stdout }).on('line', (line) => this.onLine(line));
     this.child.stderr.on('data', (d: Buffer) => {
       this.stderr = (this.stderr + d.toString()).slice(-STDERR_KEPT);

@@ -211,6 +211,18 @@ describe('running a hook', () => {
     expect(() => readFileSync(join(root, 'PWNED'))).toThrow();
   });
 
+  it('never lets a file name be read as an option: ${HAN_FILES} names a file that begins with - as ./-…', async () => {
+    // It fails on purpose after printing, so that its output is in the answer.
+    const root = project(`hooks:\n  test: { command: 'cat \${HAN_FILES}; exit 3', if_changed: ['*.txt'] }\n`, {
+      '-n.txt': 'the file itself\n',
+    });
+    const h = await start(root);
+    const out = await h.call('checks__test', {});
+    // `cat -n.txt` would be cat's own -n option (and an invalid '.'); `cat ./-n.txt` prints the file.
+    expect(text(out)).toContain('the file itself');
+    expect(text(out)).not.toMatch(/invalid option/);
+  });
+
   it('keeps head and tail of long output within about 25,000 characters, with a note', async () => {
     const h = await start(
       project(

@@ -1,11 +1,13 @@
-// The `claude-cli` provider: one `claude -p … --output-format stream-json` per turn in the session's project
-// directory, resumed with `-r <provider session id>`; stdin is closed, the process group dies on cancel.
+// The `claude-cli` provider: one `claude -p --output-format=stream-json …` per turn in the session's project
+// directory, resumed with `--resume=<provider session id>`; the prompt goes in on standard input, so no prompt is
+// ever read as one of claude's options; the process group dies on cancel.
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { AgentsConfig } from '../../../config/schema.ts';
+import { argv } from '../../../core/argv.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
-import { minimalEnv, runCommand } from '../../../core/process.ts';
+import { minimalEnv, runProcess } from '../../../core/process.ts';
 import type { Provider, TurnRequest } from './provider.ts';
 
 /** node_modules/.bin of every folder above this module (from src/ or the dist/ bundle alike), nearest first. */
@@ -94,30 +96,28 @@ export const claudeCliProvider: Provider = {
     // A new session gets its id from us, so the meta names it before claude starts: a crash mid-turn stays resumable.
     const sessionId = req.meta.provider_session_id ?? randomUUID();
     const resuming = req.meta.provider_session_id !== null;
-    const args = [
-      '-p',
-      req.prompt,
-      '--output-format',
-      'stream-json',
-      '--verbose',
-      '--permission-mode',
-      permissionMode,
-      // Below bypassPermissions the session may not edit the hub's own files (its configuration, agent definitions,
-      // scripts, plugins): a caller could otherwise write itself a wider grant and use it. bypassPermissions runs
-      // any command, so there a rule on edits would promise what it cannot keep; the owner granted it on purpose.
-      ...(permissionMode !== 'bypassPermissions' && req.hubDirs.length
-        ? ['--disallowedTools', ...req.hubDirs.map(denyEdits)]
-        : []),
-      ...(resuming ? ['-r', sessionId] : ['--session-id', sessionId]),
-      ...(req.model ? ['--model', req.model] : []),
-      ...(req.systemPrompt ? ['--append-system-prompt', req.systemPrompt] : []),
-      ...(req.agent?.mcpConfigPath ? ['--mcp-config', req.agent.mcpConfigPath] : []),
-    ];
+    // Caller text (prompt, model, system prompt) is never a word of its own: the prompt goes in on stdin (`-p` with
+    // no prompt operand reads it there) and every value is `--option=value`, one word, whatever it begins with.
+    const args = argv()
+      .flag('-p')
+      .option('--output-format', 'stream-json')
+      .flag('--verbose')
+      .option('--permission-mode', permissionMode);
+    // Below bypassPermissions the session may not edit the hub's own files (its configuration, agent definitions,
+    // scripts, plugins): a caller could otherwise write itself a wider grant and use it. bypassPermissions runs
+    // any command, so there a rule on edits would promise what it cannot keep; the owner granted it on purpose.
+    if (permissionMode !== 'bypassPermissions') args.options('--disallowedTools', req.hubDirs.map(denyEdits));
+    if (resuming) args.option('--resume', sessionId);
+    else args.option('--session-id', sessionId);
+    if (req.model) args.option('--model', req.model);
+    if (req.systemPrompt) args.option('--append-system-prompt', req.systemPrompt);
+    if (req.agent?.mcpConfigPath) args.option('--mcp-config', req.agent.mcpConfigPath);
     req.emit([{ type: 'provider_start', provider: 'claude-cli', provider_session_id: sessionId, resume: resuming }]);
     let result: ClaudeEvent | undefined;
     let toolCalls = 0;
-    const run = await runCommand(command, args, {
+    const run = await runProcess(command, args.build(), {
       signal: req.signal,
+      input: req.prompt,
       cwd: req.meta.project_dir,
       env: childEnv(req),
       timeoutMs: req.config.turn_timeout_ms,
