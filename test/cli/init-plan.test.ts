@@ -111,21 +111,24 @@ describe('the config init writes', () => {
   });
 });
 
-describe('Meerkat .rkat/mcp.toml (real files from the Meerkat repository)', () => {
-  const fixture = resolve(import.meta.dirname, '../fixtures/meerkat');
+// Meerkat's own files go through the same in test/originals/meerkat.test.ts.
+describe("Meerkat .rkat/mcp.toml (our own files in Meerkat's format)", () => {
+  const fixture = resolve(import.meta.dirname, '../fixtures/meerkat-format');
 
   it('reads the project file, then the user file; the first name wins', () => {
     const found = importServers('meerkat', join(fixture, 'project'), undefined, { HOME: join(fixture, 'home') });
     expect(found.files).toEqual([join(fixture, 'project/.rkat/mcp.toml'), join(fixture, 'home/.rkat/mcp.toml')]);
     expect(found.servers).toEqual([
-      { name: 'filesystem', command: 'mcp-server-filesystem', args: ['--root', '/home/user/projects'] },
-      { name: 'database', command: 'mcp-server-sqlite', args: ['--db', './data/app.db'] },
-      { name: 'web-search', url: 'http://localhost:9000/mcp' },
-      { name: 'custom-api', command: 'python', args: ['tools/my_mcp_server.py'], env: { API_KEY: 'your-key' } },
-      { name: 'remote-api', url: 'https://mcp.example.com/api', headers: { Authorization: 'Bearer ${MCP_API_TOKEN}' } },
-      { name: 'legacy-sse', url: 'https://old.example.com/sse', transport: 'sse' },
+      { name: 'notes', command: 'notes-mcp', args: ['--vault', './notes', '--read-only'], env: { NOTES_LOG: 'warn' } },
+      { name: 'weather', url: 'https://weather.test/mcp', startup_timeout_ms: 5_000 },
+      { name: 'calendar', command: 'uvx', args: ['calendar-mcp'], startup_timeout_ms: 45_000 },
+      { name: 'tracker', url: 'https://tracker.test/mcp', headers: { 'X-Api-Key': '${TRACKER_KEY}' } },
+      { name: 'old-feed', url: 'https://feed.test/events', transport: 'sse' },
     ]);
-    expect(found.origins['remote-api']).toBe(join(fixture, 'home/.rkat/mcp.toml'));
+    // The user file's `notes` is passed over without a word: the project's is the one that counts.
+    expect(found.skipped).toEqual([]);
+    expect(found.origins.notes).toBe(join(fixture, 'project/.rkat/mcp.toml'));
+    expect(found.origins.tracker).toBe(join(fixture, 'home/.rkat/mcp.toml'));
     for (const s of found.servers) expect(ServerSchema.safeParse(s).success).toBe(true);
   });
 

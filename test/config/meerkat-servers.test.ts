@@ -1,6 +1,7 @@
-// Meerkat's `[[servers]]` keys in Switchboard's own configuration: the real `.rkat/mcp.toml` files of the Meerkat
-// repository (test/fixtures/meerkat, MIT) load as `.switchboard/config.toml` with their keys mapped, and a key
-// Switchboard has no use for is refused naming the file and the key — by serve's check and by `mcp import`.
+// Meerkat's `[[servers]]` keys in Switchboard's own configuration: `.rkat/mcp.toml` files in Meerkat's format (our
+// own, test/fixtures/meerkat-format) load as `.switchboard/config.toml` with their keys mapped, and a key Switchboard
+// has no use for is refused naming the file and the key — by serve's check and by `mcp import`. Meerkat's own files
+// load the same way in test/originals/meerkat.test.ts.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -10,11 +11,11 @@ import { loadConfig } from '../../src/config/load.ts';
 import { addServer } from '../../src/config/server-entries.ts';
 import { configProject } from '../helpers/config-project.ts';
 
-const FIXTURES = resolve(import.meta.dirname, '../fixtures/meerkat');
+const FIXTURES = resolve(import.meta.dirname, '../fixtures/meerkat-format');
 
 const project = configProject;
 
-/** A Meerkat file used unchanged as the project's config.toml (it holds only `[[servers]]` tables). */
+/** A file in Meerkat's format used unchanged as the project's config.toml (it holds only `[[servers]]` tables). */
 function asConfig(fixture: string) {
   const p = project();
   copyFileSync(join(FIXTURES, fixture, '.rkat/mcp.toml'), join(p.dir, '.switchboard/config.toml'));
@@ -22,19 +23,22 @@ function asConfig(fixture: string) {
 }
 
 describe("Meerkat's mcp.toml keys in Switchboard's config", () => {
-  it('the real files load unchanged: connect_timeout_secs is startup_timeout_ms, url servers are http or sse', () => {
-    const skill = asConfig('skill');
-    expect(skill.map((s) => [s.name, s.command ?? s.url, s.transport, s.startup_timeout_ms])).toEqual([
-      ['local-tools', 'path/to/server', undefined, 30_000],
-      ['issue-api', 'https://mcp.example.com', undefined, 10_000],
+  it('the files load unchanged: connect_timeout_secs is startup_timeout_ms, url servers are http or sse', () => {
+    const project = asConfig('project');
+    expect(project.map((s) => [s.name, s.command ?? s.url, s.transport, s.startup_timeout_ms])).toEqual([
+      ['notes', 'notes-mcp', undefined, 30_000],
+      ['weather', 'https://weather.test/mcp', undefined, 5_000],
+      ['calendar', 'uvx', undefined, 45_000],
     ]);
-    expect(skill[0].env).toEqual({ KEY: 'value' });
-    expect(asConfig('tools-doc')[0]).toMatchObject({ name: 'slow-server', startup_timeout_ms: 30_000 });
-    const docs = asConfig('home');
-    expect(docs.find((s) => s.name === 'legacy-sse')?.transport).toBe('sse');
+    expect(project[0]).toMatchObject({ args: ['--vault', './notes', '--read-only'], env: { NOTES_LOG: 'warn' } });
+    const home = asConfig('home');
+    expect(home.map((s) => [s.name, s.command ?? s.url, s.transport])).toEqual([
+      ['notes', 'notes-mcp-nightly', undefined],
+      ['tracker', 'https://tracker.test/mcp', undefined],
+      ['old-feed', 'https://feed.test/events', 'sse'],
+    ]);
     // Headers keep their ${VAR} for the server to expand when it connects, as in Meerkat.
-    expect(docs.find((s) => s.name === 'remote-api')?.headers).toEqual({ Authorization: 'Bearer ${MCP_API_TOKEN}' });
-    expect(asConfig('project').map((s) => s.name)).toEqual(['filesystem', 'database', 'web-search', 'custom-api']);
+    expect(home[1].headers).toEqual({ 'X-Api-Key': '${TRACKER_KEY}' });
   });
 
   it('transport = "streamable-http" (what Meerkat writes for an explicit Streamable HTTP server) is http', () => {

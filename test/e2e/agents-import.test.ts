@@ -1,15 +1,16 @@
-// `switchboard agents import --from agent-orchestrator` as a user runs it (the built CLI, a child process) on
-// agent-orchestrator's own agents (test/fixtures/agent-orchestrator): the ones Switchboard can run are copied
-// unchanged into .switchboard/agents, the others are named with the file and key that stop them.
+// `switchboard agents import --from agent-orchestrator` as a user runs it (the built CLI, a child process) on agents
+// in agent-orchestrator's format (our own, test/fixtures/agent-orchestrator-format): the ones Switchboard can run are
+// copied unchanged into .switchboard/agents, the others are named with the file and key that stop them.
+// agent-orchestrator's own agents are imported the same way in test/originals/agent-orchestrator.test.ts.
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  ORCHESTRATOR_AGENTS as AGENTS,
-  ORCHESTRATOR_PROJECT as FIXTURE,
+  FORMAT_AGENTS as AGENTS,
+  FORMAT_PROJECT as FIXTURE,
   REFUSED_AGENTS,
   RUNNABLE_AGENTS as RUNNABLE,
-} from '../helpers/agent-orchestrator.ts';
+} from '../helpers/agent-orchestrator-format.ts';
 import { runCli, tempProject } from '../helpers/cli.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { writeFiles } from '../helpers/plugins.ts';
@@ -30,18 +31,14 @@ describe('agents import --from agent-orchestrator', () => {
     expect(out.imported).toEqual(RUNNABLE);
     const skipped = Object.fromEntries(out.skipped.map((s: { name: string; reason: string }) => [s.name, s.reason]));
     expect(Object.keys(skipped).sort()).toEqual(REFUSED_AGENTS);
-    expect(skipped['structured-output-agent']).toMatch(
-      /structured-output-agent\/agent\.json: "hooks" is not supported/,
-    );
-    expect(skipped['knowledge-coordinator']).toMatch(
-      /knowledge-coordinator\/agent\.mcp\.json: server 'context-store': "ref"/,
-    );
+    expect(skipped['review-with-followup']).toMatch(/review-with-followup\/agent\.json: "hooks" is not supported/);
+    expect(skipped['notes-curator']).toMatch(/notes-curator\/agent\.mcp\.json: server 'notes-store': "ref"/);
     for (const name of RUNNABLE)
       for (const file of ['agent.json', 'agent.system-prompt.md'])
         expect(readFileSync(join(dir, '.switchboard/agents', name, file), 'utf8')).toBe(
           readFileSync(join(AGENTS, name, file), 'utf8'),
         );
-    expect(existsSync(join(dir, '.switchboard/agents/web-researcher'))).toBe(false);
+    expect(existsSync(join(dir, '.switchboard/agents/ticket-triager'))).toBe(false);
 
     // Now Switchboard's own: listed from .switchboard/agents, the originals named as not used.
     const list = JSON.parse((await runCli(dir, ['agents', 'list', '--json'])).stdout);
@@ -49,19 +46,17 @@ describe('agents import --from agent-orchestrator', () => {
       RUNNABLE.map((n) => `${n}:switchboard`),
     );
     expect(list.warnings).toContain(
-      ".agent-orchestrator/agents/parametric-agent is not used: .switchboard/agents/parametric-agent has the same agent name and Switchboard's own folder wins. Rename or delete one of them.",
+      ".agent-orchestrator/agents/haiku-writer is not used: .switchboard/agents/haiku-writer has the same agent name and Switchboard's own folder wins. Rename or delete one of them.",
     );
 
     // Again: nothing new, the copies are kept.
     const again = await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator']);
     expect(again.code).toBe(0);
     expect(again.stdout).toContain('Imported nothing new.');
-    expect(again.stdout).toContain(
-      `skipped parametric-agent: already in ${join(dir, '.switchboard/agents/parametric-agent')}`,
-    );
+    expect(again.stdout).toContain(`skipped haiku-writer: already in ${join(dir, '.switchboard/agents/haiku-writer')}`);
   });
 
-  it("reads another folder (its repository's config/agents) and only the agents named", async () => {
+  it('reads another folder (agent-orchestrator keeps them in config/agents) and only the agents named', async () => {
     const dir = tempProject();
     const r = await runCli(dir, [
       'agents',
@@ -70,33 +65,31 @@ describe('agents import --from agent-orchestrator', () => {
       '--from',
       'agent-orchestrator',
       '--agent',
-      'parametric-agent',
+      'haiku-writer',
       'nope',
     ]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(`Read ${AGENTS}`);
-    expect(r.stdout).toContain('Imported into .switchboard/agents: parametric-agent');
+    expect(r.stdout).toContain('Imported into .switchboard/agents: haiku-writer');
     expect(r.stdout).toContain(`skipped nope: no folder ${join(AGENTS, 'nope')}`);
-    expect(existsSync(join(dir, '.switchboard/agents/prompt-assistant'))).toBe(false);
+    expect(existsSync(join(dir, '.switchboard/agents/release-note-drafter'))).toBe(false);
   });
 
   it('runs an imported agent with --param: its parameters are the <inputs> prompt', async () => {
     const dir = project();
-    await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator', '--agent', 'parametric-agent']);
-    const api = await startFakeAnthropic({ replies: ['- AI reads scans'] });
+    await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator', '--agent', 'haiku-writer']);
+    const api = await startFakeAnthropic({ replies: ['Tin roof, autumn rain'] });
     try {
       const env = { ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: 'test-key' };
-      const args = ['agents', 'run', 'parametric-agent', '--provider', 'anthropic', '-q', '--param'];
-      const r = await runCli(dir, [...args, 'topic=AI in Healthcare', 'format=bullet_points', 'max_words=200'], {
-        env,
-      });
-      expect(r.stdout).toBe('- AI reads scans\n');
+      const args = ['agents', 'run', 'haiku-writer', '--provider', 'anthropic', '-q', '--param'];
+      const r = await runCli(dir, [...args, 'subject=Rain on a tin roof', 'season=autumn', 'lines=5'], { env });
+      expect(r.stdout).toBe('Tin roof, autumn rain\n');
       expect(api.messages()[0].body.messages[0].content[0].text).toBe(
-        '<inputs>\ntopic: AI in Healthcare\nformat: bullet_points\nmax_words: 200\n</inputs>',
+        '<inputs>\nsubject: Rain on a tin roof\nseason: autumn\nlines: 5\n</inputs>',
       );
-      const bad = await runCli(dir, [...args, 'topic=AI', 'format=poem'], { env });
+      const bad = await runCli(dir, [...args, 'subject=Rain', 'season=monsoon'], { env });
       expect(bad.code).toBe(2);
-      expect(bad.stderr).toContain('parameters.format: must be equal to one of the allowed values');
+      expect(bad.stderr).toContain('parameters.season: must be equal to one of the allowed values');
     } finally {
       await api.close();
     }

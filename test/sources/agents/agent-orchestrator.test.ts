@@ -1,24 +1,25 @@
-// agent-orchestrator's own agent blueprints (test/fixtures/agent-orchestrator, see its NOTICE) in a project's
+// Agent blueprints in agent-orchestrator's format (our own, test/fixtures/agent-orchestrator-format) in a project's
 // .agent-orchestrator/agents: listed with their source and tags, started with parameters checked against their
 // parameters_schema and given as agent-orchestrator's <inputs> block, the keys Switchboard cannot honour refused
-// naming the file and key, and nothing in that folder granting more than the defaults.
+// naming the file and key, and nothing in that folder granting more than the defaults. agent-orchestrator's own
+// agents go through the same in test/originals/agent-orchestrator.test.ts.
 import { cpSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fillPlaceholders, inputsBlock } from '../../../src/sources/agents/agent-orchestrator.ts';
 import {
-  ORCHESTRATOR_AGENTS,
-  ORCHESTRATOR_PROJECT,
+  FORMAT_AGENTS,
+  FORMAT_PROJECT,
   REFUSED_AGENTS,
   RUNNABLE_AGENTS,
-} from '../../helpers/agent-orchestrator.ts';
+} from '../../helpers/agent-orchestrator-format.ts';
 import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { writeFiles } from '../../helpers/plugins.ts';
 import { agentHub } from './agent-hub.ts';
 
-const FIXTURE = ORCHESTRATOR_PROJECT;
-const AGENTS = ORCHESTRATOR_AGENTS;
+const FIXTURE = FORMAT_PROJECT;
+const AGENTS = FORMAT_AGENTS;
 
 // The test's hub and fake API, closed hub first after each test.
 let api: FakeAnthropic | undefined;
@@ -28,7 +29,7 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
-/** A hub on the fake Anthropic API whose project holds agent-orchestrator's .agent-orchestrator folder. */
+/** A hub on the fake Anthropic API whose project holds our .agent-orchestrator folder. */
 async function orchestratorProject(replies?: FakeReply[]): Promise<TestHub> {
   const fake = await startFakeAnthropic({ ...(replies ? { replies } : {}) });
   const h = await agentHub({ anthropic: fake.url, config: '[agents]\ndefault_provider = "anthropic"' });
@@ -48,43 +49,43 @@ async function failure(name: string, input: unknown): Promise<{ code: string; me
   return out.error;
 }
 
-describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
+describe('agents in .agent-orchestrator/agents', () => {
   it('are listed with their source, tags and parameters_schema; the ones Switchboard cannot run name the file and key', async () => {
     const h = await orchestratorProject();
     const list = await h.value('agent.list', { response_format: 'json' });
     expect(list.agents.map((a: { name: string }) => a.name)).toEqual(RUNNABLE_AGENTS);
-    const parametric = JSON.parse(readFileSync(join(AGENTS, 'parametric-agent/agent.json'), 'utf8'));
+    const haiku = JSON.parse(readFileSync(join(AGENTS, 'haiku-writer/agent.json'), 'utf8'));
     expect(list.agents[1]).toMatchObject({
+      name: 'haiku-writer',
       source: 'agent-orchestrator',
-      description: parametric.description,
-      tags: ['internal', 'example'],
-      parameters_schema: parametric.parameters_schema,
+      description: haiku.description,
+      tags: ['docs', 'example'],
+      parameters_schema: haiku.parameters_schema,
       has_system_prompt: true,
       // Nothing from that folder grants more than a session without an agent gets.
       shell: false,
       permission_mode: null,
       directories: ['.'],
     });
-    expect(list.agents[2]).toMatchObject({ name: 'prompt-assistant', has_output_schema: true });
+    expect(list.agents[2]).toMatchObject({ name: 'release-note-drafter', has_output_schema: true });
     const broken = Object.fromEntries(
       list.broken.map((b: { name: string; error: string; source: string }) => [b.name, b.error]),
     );
     expect(Object.keys(broken).sort()).toEqual(REFUSED_AGENTS);
     const file = (name: string, f = 'agent.json') => join(h.dir, '.agent-orchestrator/agents', name, f);
-    expect(broken['current-working-directory']).toMatch(
-      new RegExp(`^${file('current-working-directory')}: "type": "procedural" is not supported: `),
+    expect(broken['disk-report']).toMatch(
+      new RegExp(`^${file('disk-report')}: "type": "procedural" is not supported: `),
     );
-    expect(broken['structured-output-agent']).toMatch(
-      new RegExp(`^${file('structured-output-agent')}: "hooks" is not supported`),
+    expect(broken['review-with-followup']).toMatch(
+      new RegExp(`^${file('review-with-followup')}: "hooks" is not supported`),
     );
-    expect(broken['web-researcher']).toMatch(new RegExp(`^${file('web-researcher')}: "capabilities" is not supported`));
-    expect(broken['high-demand-agent']).toMatch(
-      new RegExp(`^${file('high-demand-agent')}: "demands" is not supported`),
+    expect(broken['ticket-triager']).toMatch(new RegExp(`^${file('ticket-triager')}: "capabilities" is not supported`));
+    expect(broken['gpu-batch']).toMatch(new RegExp(`^${file('gpu-batch')}: "demands" is not supported`));
+    expect(broken['notes-curator']).toContain(
+      `${file('notes-curator', 'agent.mcp.json')}: server 'notes-store': "ref" names an entry of agent-orchestrator's MCP server registry`,
     );
-    expect(broken['knowledge-coordinator']).toContain(
-      `${file('knowledge-coordinator', 'agent.mcp.json')}: server 'context-store': "ref" names an entry of agent-orchestrator's MCP server registry`,
-    );
-    expect(broken['agent-orchestrator']).toContain('.agent-orchestrator/mcp-servers/orchestrator/mcp-server.json');
+    // The registry entry named is the ref's, not the server's name.
+    expect(broken['notes-curator']).toContain('.agent-orchestrator/mcp-servers/notes-registry/mcp-server.json');
     expect(list.warnings).toEqual([]);
   });
 
@@ -92,64 +93,60 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
     const h = await orchestratorProject();
     const names = async (tags: string[]) =>
       (await h.value('agent.list', { response_format: 'json', tags })).agents.map((a: { name: string }) => a.name);
-    expect(await names(['internal'])).toEqual(['local-codebase-researcher', 'parametric-agent', 'prompt-assistant']);
-    expect(await names(['internal', 'example'])).toEqual(['parametric-agent']);
-    expect(await names(['external'])).toEqual([]);
-    expect(await h.value('agent.list', { tags: ['research'] })).toContain('**local-codebase-researcher**');
+    expect(await names(['docs'])).toEqual(['glossary-builder', 'haiku-writer', 'release-note-drafter']);
+    expect(await names(['docs', 'example'])).toEqual(['haiku-writer']);
+    // Only ticket-triager has it, and that one cannot run.
+    expect(await names(['support'])).toEqual([]);
+    expect(await h.value('agent.list', { tags: ['code'] })).toContain('**glossary-builder**');
   });
 
   it('starts an agent with parameters: its system prompt as written, the parameters as the <inputs> block', async () => {
     const h = await orchestratorProject();
     const result = await h.value('agent.start', {
-      session_name: 'content-1',
-      agent_name: 'parametric-agent',
-      parameters: {
-        topic: 'Artificial Intelligence in Healthcare',
-        format: 'bullet_points',
-        max_words: 200,
-        audience: 'executive',
-      },
+      session_name: 'poem-1',
+      agent_name: 'haiku-writer',
+      parameters: { subject: 'A kettle left on the stove', season: 'winter', lines: 3, mood: 'drowsy' },
     });
     expect(result).toMatchObject({ status: 'completed', content: 'ok' });
     const body = api?.messages()[0].body;
     expect(JSON.stringify(body.system)).toContain(
-      JSON.stringify(readFileSync(join(AGENTS, 'parametric-agent/agent.system-prompt.md'), 'utf8')).slice(1, -1),
+      JSON.stringify(readFileSync(join(AGENTS, 'haiku-writer/agent.system-prompt.md'), 'utf8')).slice(1, -1),
     );
-    // The block parametric-agent's own system prompt shows as its example input.
+    // The block haiku-writer's system prompt shows as its example input.
     expect(body.messages[0].content).toEqual([
       {
         type: 'text',
-        text: '<inputs>\ntopic: Artificial Intelligence in Healthcare\nformat: bullet_points\nmax_words: 200\naudience: executive\n</inputs>',
+        text: '<inputs>\nsubject: A kettle left on the stove\nseason: winter\nlines: 3\nmood: drowsy\n</inputs>',
       },
     ]);
-    const meta = JSON.parse(readFileSync(join(h.dir, '.switchboard/sessions/content-1.meta.json'), 'utf8'));
-    expect(meta.options.parameters).toMatchObject({ topic: 'Artificial Intelligence in Healthcare' });
+    const meta = JSON.parse(readFileSync(join(h.dir, '.switchboard/sessions/poem-1.meta.json'), 'utf8'));
+    expect(meta.options.parameters).toMatchObject({ subject: 'A kettle left on the stove' });
   });
 
   it('refuses parameters its parameters_schema does not take with INVALID_INPUT naming the parameter, before any model call', async () => {
     await orchestratorProject();
-    const start = (parameters: Record<string, unknown>, agent_name = 'parametric-agent') =>
+    const start = (parameters: Record<string, unknown>, agent_name = 'haiku-writer') =>
       failure('agent.start', { session_name: 'bad', agent_name, parameters });
-    const enumBad = await start({ topic: 'AI', format: 'poem' });
+    const enumBad = await start({ subject: 'Rain', season: 'monsoon' });
     expect(enumBad.code).toBe('INVALID_INPUT');
     expect(enumBad.message).toContain(
-      'parameters.format: must be equal to one of the allowed values ["summary","bullet_points","essay","outline"]',
+      'parameters.season: must be equal to one of the allowed values ["spring","summer","autumn","winter"]',
     );
-    expect(enumBad.message).toContain("parameters_schema of agent 'parametric-agent'");
-    expect((await start({ format: 'essay' })).message).toContain('parameters.topic: required');
-    expect((await start({ topic: 'AI', format: 'essay', max_words: 10 })).message).toContain(
-      'parameters.max_words: must be >= 50',
+    expect(enumBad.message).toContain("parameters_schema of agent 'haiku-writer'");
+    expect((await start({ season: 'spring' })).message).toContain('parameters.subject: required');
+    expect((await start({ subject: 'Rain', season: 'spring', lines: 2 })).message).toContain(
+      'parameters.lines: must be >= 3',
     );
-    expect((await start({ topic: 'AI', format: 'essay', tone: 'dry' })).message).toContain(
-      'parameters.tone: not a parameter of this agent (it takes: topic, format, max_words, audience)',
+    expect((await start({ subject: 'Rain', season: 'spring', rhyme: true })).message).toContain(
+      'parameters.rhyme: not a parameter of this agent (it takes: subject, season, lines, mood)',
     );
-    expect((await start({ question: 'short', project_dir: '/x' }, 'local-codebase-researcher')).message).toContain(
-      'parameters.question: must NOT have fewer than 10 characters',
+    expect((await start({ term: 'io', source_dir: '/x' }, 'glossary-builder')).message).toContain(
+      'parameters.term: must NOT have fewer than 3 characters',
     );
     expect(
-      (await failure('agent.start', { session_name: 'bad', agent_name: 'parametric-agent', prompt: 'Write something' }))
+      (await failure('agent.start', { session_name: 'bad', agent_name: 'haiku-writer', prompt: 'Write something' }))
         .message,
-    ).toContain('parameters.topic: required');
+    ).toContain('parameters.subject: required');
     const noSchema = await failure('agent.start', { session_name: 'bad', prompt: 'hi', parameters: { a: 1 } });
     expect(noSchema).toMatchObject({ code: 'INVALID_INPUT' });
     expect(noSchema.message).toContain('only an agent with a parameters_schema takes parameters');
@@ -157,22 +154,22 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
     expect(api?.messages()).toEqual([]);
   });
 
-  it("answers with the agent's output_schema: prompt-assistant's JSON is validated and returned", async () => {
+  it("answers with the agent's output_schema: release-note-drafter's JSON is validated and returned", async () => {
     const h = await orchestratorProject([
-      '{"remarks": "no prompt"}',
-      '{"system_prompt": "You review code.", "remarks": "new"}',
+      '{"details": "no headline"}',
+      '{"headline": "Start-up is faster", "details": "Nothing to do."}',
     ]);
     const result = await h.value('agent.start', {
-      session_name: 'pa',
-      agent_name: 'prompt-assistant',
-      parameters: { user_request: 'A prompt for a code reviewer' },
-      prompt: 'Keep it short.',
+      session_name: 'rn',
+      agent_name: 'release-note-drafter',
+      parameters: { change: 'Cache the parsed config between reloads' },
+      prompt: 'One line only.',
     });
-    expect(result.structured_output).toEqual({ system_prompt: 'You review code.', remarks: 'new' });
+    expect(result.structured_output).toEqual({ headline: 'Start-up is faster', details: 'Nothing to do.' });
     expect(api?.messages()[0].body.messages[0].content[0].text).toBe(
-      '<inputs>\nuser_request: A prompt for a code reviewer\n</inputs>\n\nKeep it short.',
+      '<inputs>\nchange: Cache the parsed config between reloads\n</inputs>\n\nOne line only.',
     );
-    expect(JSON.stringify(api?.messages()[1].body.messages)).toContain("must have required property 'system_prompt'");
+    expect(JSON.stringify(api?.messages()[1].body.messages)).toContain("must have required property 'headline'");
   });
 
   it('fills ${params.X} and ${runtime.session_id} in the system prompt on every turn; other placeholders stay', async () => {
@@ -200,16 +197,16 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
 
   it("lets Switchboard's own folder win a name clash, naming the hidden folder", async () => {
     const h = await orchestratorProject();
-    writeFiles(join(h.dir, '.switchboard/agents/parametric-agent'), {
-      'agent.json': JSON.stringify({ name: 'parametric-agent', description: 'Own one' }),
+    writeFiles(join(h.dir, '.switchboard/agents/haiku-writer'), {
+      'agent.json': JSON.stringify({ name: 'haiku-writer', description: 'Own one' }),
     });
     const list = await h.value('agent.list', { response_format: 'json' });
-    expect(list.agents.find((a: { name: string }) => a.name === 'parametric-agent')).toMatchObject({
+    expect(list.agents.find((a: { name: string }) => a.name === 'haiku-writer')).toMatchObject({
       source: 'switchboard',
       description: 'Own one',
     });
     expect(list.warnings).toEqual([
-      ".agent-orchestrator/agents/parametric-agent is not used: .switchboard/agents/parametric-agent has the same agent name and Switchboard's own folder wins. Rename or delete one of them.",
+      ".agent-orchestrator/agents/haiku-writer is not used: .switchboard/agents/haiku-writer has the same agent name and Switchboard's own folder wins. Rename or delete one of them.",
     ]);
   });
 
@@ -234,14 +231,14 @@ describe("agent-orchestrator's agents in .agent-orchestrator/agents", () => {
     expect(errors.off).toContain(`${join(dir, 'off/.disabled')}: the agent is switched off`);
     const shell = await failure('agent.start', {
       session_name: 's',
-      agent_name: 'parametric-agent',
-      parameters: { topic: 'AI', format: 'essay' },
+      agent_name: 'haiku-writer',
+      parameters: { subject: 'Rain', season: 'spring' },
       enable_builtins: true,
       builtin_config: { enable_shell: true },
     });
     expect(shell.code).toBe('FORBIDDEN');
     expect(shell.message).toContain(
-      'import it with `switchboard agents import parametric-agent` and set "shell": true in .switchboard/agents/parametric-agent/agent.json',
+      'import it with `switchboard agents import haiku-writer` and set "shell": true in .switchboard/agents/haiku-writer/agent.json',
     );
   });
 });

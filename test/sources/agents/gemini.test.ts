@@ -1,8 +1,6 @@
 // The gemini provider through the pipeline: @google/genai against the fake Gemini API on loopback, with the
 // history as Gemini contents (functionCall / functionResponse), callback and built-in tools, structured output
 // (Meerkat's wrapper form), usage and cancellation.
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeGemini, startFakeGemini } from '../../helpers/fake-gemini.ts';
 import type { TestHub } from '../../helpers/hub.ts';
@@ -141,11 +139,16 @@ describe('gemini provider', () => {
     expect(answer.parts[0].functionResponse.response.output).toContain('Written by Gemini');
   });
 
+  // Meerkat's own wrapper example goes through the same in test/originals/meerkat.test.ts.
   it("structured output in Meerkat's wrapper form: the inner schema is what the answer is checked against", async () => {
-    const wrapper = JSON.parse(
-      readFileSync(resolve(import.meta.dirname, '../../fixtures/meerkat/output-schema-wrapper.json'), 'utf8'),
-    );
-    api = await startFakeGemini({ replies: ['{"result": 42}', '{"result": "forty-two"}'] });
+    const wrapper = {
+      schema: { type: 'object', properties: { verdict: { type: 'boolean' } }, required: ['verdict'] },
+      name: 'review-verdict',
+      strict: true,
+      compat: 'strict',
+      format: 'meerkat_v1',
+    };
+    api = await startFakeGemini({ replies: ['{"verdict": "yes"}', '{"verdict": true}'] });
     hub = await agentHub({ gemini: api.url });
     const result = await hub.value('agent.start', {
       session_name: 'g4',
@@ -155,14 +158,14 @@ describe('gemini provider', () => {
     });
     expect(result).toMatchObject({
       status: 'completed',
-      structured_output: { result: 'forty-two' },
+      structured_output: { verdict: true },
       schema_warnings: null,
       turns: 2,
     });
     const system = JSON.stringify(api.generations()[0].body.systemInstruction);
-    expect(system).toContain('(my-schema)');
+    expect(system).toContain('(review-verdict)');
     expect(system).not.toContain('meerkat_v1');
-    expect(JSON.stringify(api.generations()[1].body.contents)).toContain('/result must be string');
+    expect(JSON.stringify(api.generations()[1].body.contents)).toContain('/verdict must be boolean');
   });
 
   it('cancel stops a running turn (the request is dropped); the session resumes afterwards', async () => {
