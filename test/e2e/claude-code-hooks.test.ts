@@ -129,10 +129,11 @@ function dispatchOn(root: string, event: string, matcher?: string): void {
   });
 }
 
-const HAN = resolve(import.meta.dirname, '../fixtures/han/marketplace/plugins');
+/** Our own plugins in Han's format (test/fixtures/han-format); Han's own: test/originals/han.test.ts. */
+const HAN_FORMAT = resolve(import.meta.dirname, '../fixtures/han-format/marketplace/plugins');
 
 describe("Han's plugins under Claude Code, through switchboard hook dispatch", () => {
-  it("gives Han's git-storytelling check only the files the session edited as ${HAN_FILES}", async () => {
+  it('gives a han-plugin.yml Stop check only the files the session edited as ${HAN_FILES}', async () => {
     const root = pluginProject();
     const home = join(root, '.home');
     mkdirSync(home, { recursive: true });
@@ -140,7 +141,7 @@ describe("Han's plugins under Claude Code, through switchboard hook dispatch", (
       'story.txt': 'once upon a time\n',
       'other.txt': 'left alone\n',
       '.gitignore': '.home/\n.switchboard/\n.claude/\n',
-      '.switchboard/config.toml': `[plugins]\npaths = ["${join(HAN, 'patterns/git-storytelling')}"]\n`,
+      '.switchboard/config.toml': `[plugins]\npaths = ["${join(HAN_FORMAT, 'patterns/commit-often')}"]\n`,
     });
     const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
     git('init', '-q');
@@ -172,8 +173,9 @@ describe("Han's plugins under Claude Code, through switchboard hook dispatch", (
       .messages()
       .map((m) => promptText(m.body))
       .find((t) => t.includes('Stop hook feedback'));
-    expect(feedback).toContain('Uncommitted changes in session-modified files:');
-    expect(feedback).toContain('  - story.txt');
+    // commit-often's pending.sh lists the files it was given that git has not committed.
+    expect(feedback).toContain('Edited in this session and not committed yet:');
+    expect(feedback).toContain('  * story.txt');
     expect(feedback).not.toContain('other.txt');
   });
 

@@ -1,6 +1,7 @@
-// Han users' plugins as Claude Code installed them: the real `claude` binary adds Han's marketplace (vendored in
-// test/fixtures/han) and installs plugins into a throwaway HOME; Switchboard then serves their hooks without any
-// [plugins] paths entry, with Han's tool names in tips rewritten to its own.
+// Han users' plugins as Claude Code installed them: the real `claude` binary adds a marketplace in Han's format (our
+// own, test/fixtures/han-format) and installs plugins into a throwaway HOME; Switchboard then serves their hooks
+// without any [plugins] paths entry, with Han's tool names in tips rewritten to its own. Han's own marketplace:
+// test/originals/han.test.ts.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,7 +11,7 @@ import { BIN, childEnv, ROOT } from '../helpers/cli.ts';
 import { pluginProject, writeFiles } from '../helpers/plugins.ts';
 
 const CLAUDE = join(ROOT, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe');
-const MARKETPLACE = resolve(import.meta.dirname, '../fixtures/han/marketplace');
+const MARKETPLACE = resolve(import.meta.dirname, '../fixtures/han-format/marketplace');
 
 /** Claude Code's environment for a throwaway HOME: no network beyond what a local marketplace needs. */
 const claudeEnv = (home: string) => ({
@@ -32,10 +33,11 @@ beforeAll(() => {
   home = join(root, '.home');
   mkdirSync(home, { recursive: true });
   claude(home, root, 'plugin', 'marketplace', 'add', MARKETPLACE);
-  // Han's relay plugin under its old name, as Han's own installer used to enable it; bun for this project only.
-  claude(home, root, 'plugin', 'install', 'jutsu-relay@han');
-  claude(home, root, 'plugin', 'install', 'git-storytelling@han');
-  claude(home, root, 'plugin', 'install', 'bun@han', '--scope', 'project');
+  // schemagen under its old name (a Han user enabled many plugins so, before Han dropped the jutsu- prefix); tally
+  // for this project only.
+  claude(home, root, 'plugin', 'install', 'jutsu-schemagen@han-format');
+  claude(home, root, 'plugin', 'install', 'commit-often@han-format');
+  claude(home, root, 'plugin', 'install', 'tally@han-format', '--scope', 'project');
 }, 120_000);
 
 describe("Claude Code's enabled plugins", () => {
@@ -50,22 +52,24 @@ describe("Claude Code's enabled plugins", () => {
     });
     expect(d.notices).toEqual([]);
     expect(d.plugins.map((p) => [p.name, p.scope, p.format])).toEqual([
-      ['jutsu-relay', 'claude-code', 'han'],
-      ['git-storytelling', 'claude-code', 'han'],
-      ['bun', 'claude-code', 'han'],
+      ['jutsu-schemagen', 'claude-code', 'han'],
+      ['commit-often', 'claude-code', 'han'],
+      ['tally', 'claude-code', 'han'],
     ]);
-    // Installed copies in Claude Code's cache (…/cache/han/jutsu-relay/1.3.0), not the marketplace's folder.
-    expect(d.plugins[0].dir).toBe(join(home, '.claude/plugins/cache/han/jutsu-relay/1.3.0'));
-    // Han's tip names Han's tool (`jutsu_relay_compile`); shown here it names Switchboard's.
+    // Installed copies in Claude Code's cache (…/cache/han-format/jutsu-schemagen/0.4.2), not the marketplace's folder.
+    expect(d.plugins[0].dir).toBe(join(home, '.claude/plugins/cache/han-format/jutsu-schemagen/0.4.2'));
+    // The tip names Han's tool (`jutsu_schemagen_compile`); shown here it names Switchboard's.
     const compile = d.plugins[0].hooks[0];
-    expect(compile.tool).toBe('jutsu_relay__compile');
-    expect(compile.spec.tip).toBe('Use the `jutsu_relay__compile` MCP tool before marking complete.');
+    expect(compile.tool).toBe('jutsu_schemagen__compile');
+    expect(compile.spec.tip).toBe(
+      'Call `jutsu_schemagen__compile` after editing a schema, then commit the generated files.',
+    );
   });
 
   it('follow a local false, and name every entry it cannot use with the file and the key', () => {
     writeFiles(root, {
       '.claude/settings.local.json': JSON.stringify({
-        enabledPlugins: { 'git-storytelling@han': false, 'typescript@han': true, relay: true },
+        enabledPlugins: { 'commit-often@han-format': false, 'typescript@han-format': true, schemagen: true },
       }),
     });
     try {
@@ -77,14 +81,14 @@ describe("Claude Code's enabled plugins", () => {
         disabled: [],
         claudeCode: true,
       });
-      expect(d.plugins.map((p) => p.name)).toEqual(['jutsu-relay', 'bun']);
+      expect(d.plugins.map((p) => p.name)).toEqual(['jutsu-schemagen', 'tally']);
       const local = join(root, '.claude/settings.local.json');
       expect(d.notices).toEqual([
         {
           file: local,
           issues: [
             {
-              field: 'enabledPlugins.relay',
+              field: 'enabledPlugins.schemagen',
               message: 'expected a "plugin@marketplace" key (e.g. "relay@han"); this entry is ignored',
             },
           ],
@@ -93,13 +97,15 @@ describe("Claude Code's enabled plugins", () => {
           file: local,
           issues: [
             {
-              field: 'enabledPlugins.typescript@han',
-              message: expect.stringContaining('Claude Code enables typescript@han, but its folder was not found'),
+              field: 'enabledPlugins.typescript@han-format',
+              message: expect.stringContaining(
+                'Claude Code enables typescript@han-format, but its folder was not found',
+              ),
             },
           ],
         },
       ]);
-      expect(d.notices[1].issues[0].message).toContain('Run `claude plugin install typescript@han`');
+      expect(d.notices[1].issues[0].message).toContain('Run `claude plugin install typescript@han-format`');
       // `[plugins] claude_code = false` (here: the option off) loads none of them.
       expect(
         discoverPlugins({
@@ -125,11 +131,13 @@ describe("Claude Code's enabled plugins", () => {
     expect(r.status).toBe(0);
     const names = (JSON.parse(r.stdout) as { name: string }[]).map((t) => t.name);
     expect(names).toEqual(
-      expect.arrayContaining(['jutsu_relay__compile', 'git_storytelling__check_commits', 'bun__build', 'bun__test']),
+      expect.arrayContaining(['jutsu_schemagen__compile', 'commit_often__pending', 'tally__build', 'tally__test']),
     );
     const compile = (JSON.parse(r.stdout) as { name: string; description: string }[]).find(
-      (t) => t.name === 'jutsu_relay__compile',
+      (t) => t.name === 'jutsu_schemagen__compile',
     );
-    expect(compile?.description).toContain('Tip: Use the `jutsu_relay__compile` MCP tool before marking complete.');
+    expect(compile?.description).toContain(
+      'Tip: Call `jutsu_schemagen__compile` after editing a schema, then commit the generated files.',
+    );
   });
 });

@@ -1,5 +1,6 @@
-// Which hooks an agent event runs: Han's real git-storytelling plugin (`event: Stop`, test/fixtures/han) also runs on
-// Claude Code's SubagentStop, as Han registers it; a Switchboard manifest runs on exactly the events it lists.
+// Which hooks an agent event runs: a han-plugin.yml hook with `event: Stop` (our commit-often plugin,
+// test/fixtures/han-format) also runs on Claude Code's SubagentStop, as Han registers it; a Switchboard manifest runs
+// on exactly the events it lists. Han's own git-storytelling plugin: test/originals/han.test.ts.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { discoverPlugins } from '../../../src/sources/plugins/discover.ts';
@@ -7,9 +8,9 @@ import { matchingHooks } from '../../../src/sources/plugins/dispatch.ts';
 import { eventsOf } from '../../../src/sources/plugins/manifest.ts';
 import { pluginProject, writePlugin } from '../../helpers/plugins.ts';
 
-const GIT_STORYTELLING = resolve(
+const COMMIT_OFTEN = resolve(
   import.meta.dirname,
-  '../../fixtures/han/marketplace/plugins/patterns/git-storytelling',
+  '../../fixtures/han-format/marketplace/plugins/patterns/commit-often',
 );
 
 function discover(projectDir: string, paths: string[] = []) {
@@ -22,12 +23,12 @@ const names = (projectDir: string, paths: string[], hook_event_name: string) =>
   );
 
 describe('events a hook runs on', () => {
-  it("runs Han's `event: Stop` hook on SubagentStop too, and on nothing else", () => {
+  it('runs a han-plugin.yml `event: Stop` hook on SubagentStop too, and on nothing else', () => {
     const root = pluginProject();
-    expect(names(root, [GIT_STORYTELLING], 'Stop')).toEqual(['git-storytelling:check-commits']);
-    expect(names(root, [GIT_STORYTELLING], 'SubagentStop')).toEqual(['git-storytelling:check-commits']);
-    expect(names(root, [GIT_STORYTELLING], 'PostToolUse')).toEqual([]);
-    expect(names(root, [GIT_STORYTELLING], 'SessionStart')).toEqual([]);
+    expect(names(root, [COMMIT_OFTEN], 'Stop')).toEqual(['commit-often:pending']);
+    expect(names(root, [COMMIT_OFTEN], 'SubagentStop')).toEqual(['commit-often:pending']);
+    expect(names(root, [COMMIT_OFTEN], 'PostToolUse')).toEqual([]);
+    expect(names(root, [COMMIT_OFTEN], 'SessionStart')).toEqual([]);
   });
 
   it('runs a switchboard-plugin.yml `event: Stop` hook on Stop only', () => {

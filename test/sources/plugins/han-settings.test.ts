@@ -1,5 +1,7 @@
-// Han's override files (han.yml, han-config.yml) applied as Han applies them, with Han's own files from its repository
-// (test/fixtures/han): its bun plugin unchanged, and the overrides Han's own monorepo uses for it.
+// Han's override files (han.yml, han-config.yml) applied as Han applies them, with plugins and override files of our
+// own in Han's format (test/fixtures/han-format): the tally plugin, and a monorepo whose han.yml turns it off in one
+// package and whose legacy han-config.yml replaces its build command in another; unusable keys named; idle_timeout
+// in seconds; the precedence of the han.yml chain over han-config.yml. Han's own files: test/originals/han.test.ts.
 import { cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,8 +10,8 @@ import { HanSettings, parseHanYml, parseLegacyHanConfig } from '../../../src/sou
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { pluginProject, writeFiles } from '../../helpers/plugins.ts';
 
-const HAN = resolve(import.meta.dirname, '../../fixtures/han');
-const BUN = join(HAN, 'marketplace/plugins/tools/bun');
+const HAN_FORMAT = resolve(import.meta.dirname, '../../fixtures/han-format');
+const TALLY = join(HAN_FORMAT, 'marketplace/plugins/tools/tally');
 
 let hub: TestHub | undefined;
 afterEach(async () => {
@@ -18,18 +20,19 @@ afterEach(async () => {
 });
 
 /**
- * Han's own monorepo in small: packages/browse-client with its han.yml (bun build and test disabled there) and
- * packages/han with its legacy han-config.yml (bun build's command replaced), both Bun projects (bun.lock).
+ * A monorepo in small: packages/app with its han.yml (tally build and test off there) and packages/cli with a
+ * legacy han-config.yml (tally build's command replaced), both tally projects, each marked by one of the plugin's
+ * two lock files (a han-plugin.yml's dirs_with needs any one of them).
  */
-function hanMonorepo(): string {
+function monorepo(): string {
   const root = pluginProject();
-  cpSync(join(HAN, 'overrides'), root, { recursive: true });
+  cpSync(join(HAN_FORMAT, 'overrides'), root, { recursive: true });
   writeFiles(root, {
-    'packages/browse-client/bun.lock': '',
-    'packages/browse-client/src/app.ts': 'export {};\n',
-    'packages/han/bun.lock': '',
-    'packages/han/lib/main.ts': 'export {};\n',
-    '.switchboard/config.toml': `[plugins]\npaths = ["${BUN}"]\n`,
+    'packages/app/tally.lock': '',
+    'packages/app/src/app.ts': 'export {};\n',
+    'packages/cli/tally.lockb': '',
+    'packages/cli/lib/main.ts': 'export {};\n',
+    '.switchboard/config.toml': `[plugins]\npaths = ["${TALLY}"]\n`,
   });
   return root;
 }
@@ -38,7 +41,7 @@ const text = (out: Outcome) => (out.ok && out.raw ? String(out.raw.content[0].te
 const dirs = (out: Outcome) => (out.ok ? (out.value as any).directories : undefined);
 
 async function start(root: string): Promise<TestHub> {
-  // A HOME without a ~/.claude, and a PATH without bun: Han's scripts then take their "not installed" branches.
+  // A HOME without a ~/.claude, and a PATH without tally: the plugin's scripts then take their "not installed" path.
   hub = await testHub({ cwd: root, env: { HOME: join(root, '.home'), PATH: '/usr/bin:/bin' } });
   await hub.ready();
   return hub;
@@ -46,55 +49,75 @@ async function start(root: string): Promise<TestHub> {
 
 describe("Han's per-directory overrides", () => {
   it('skips the directory whose han.yml disables the hook, and runs the command a han-config.yml sets', async () => {
-    const h = await start(hanMonorepo());
-    const build = await h.call('bun__build', { cache: false });
+    const h = await start(monorepo());
+    const build = await h.call('tally__build', { cache: false });
+    // The failing directory first, though it sorts after the skipped one.
     expect(dirs(build)).toEqual([
-      expect.objectContaining({ directory: 'packages/han', ok: false }),
+      expect.objectContaining({ directory: 'packages/cli', ok: false }),
       expect.objectContaining({
-        directory: 'packages/browse-client',
+        directory: 'packages/app',
         ok: true,
-        skipped: 'disabled by packages/browse-client/han.yml (plugins.bun.hooks.build.enabled: false)',
+        skipped: 'disabled by packages/app/han.yml (plugins.tally.hooks.build.enabled: false)',
       }),
     ]);
-    // packages/han/han-config.yml says `bun: build: command: bun scripts/build-bundle.js`; bun is not on PATH.
-    expect(text(build)).toContain('[Command from packages/han/han-config.yml: bun scripts/build-bundle.js]');
-    expect(text(build)).toContain('⏭️ packages/browse-client: not run, disabled by packages/browse-client/han.yml');
+    // packages/cli/han-config.yml says `tally: build: command: tally bundle --minify`; tally is not on PATH.
+    expect(text(build)).toContain('[Command from packages/cli/han-config.yml: tally bundle --minify]');
+    expect(text(build)).toContain('⏭️ packages/app: not run, disabled by packages/app/han.yml');
 
-    // bun test has no override in packages/han: Han's own test.sh runs there (and skips: no bun).
-    const test = await h.call('bun__test', { cache: false });
+    // tally test has no override in packages/cli: the plugin's own test.sh runs there (and passes: no tally).
+    const test = await h.call('tally__test', { cache: false });
     expect(dirs(test)).toEqual([
-      expect.objectContaining({ directory: 'packages/browse-client', skipped: expect.stringMatching(/^disabled by/) }),
-      expect.objectContaining({ directory: 'packages/han', ok: true, exitCode: 0 }),
+      expect.objectContaining({ directory: 'packages/app', skipped: expect.stringMatching(/^disabled by/) }),
+      expect.objectContaining({ directory: 'packages/cli', ok: true, exitCode: 0 }),
     ]);
   });
 
   it('names the file, the key and what to do for every key it cannot use', async () => {
-    const root = hanMonorepo();
+    const root = monorepo();
     writeFileSync(
-      join(root, 'packages/han/han.yml'),
+      join(root, 'packages/cli/han.yml'),
       [
         'memory: { enabled: false }',
         'plugins:',
-        '  bun:',
+        '  tally:',
         '    test: { enabled: false }', // the layout of Han's JSON schema, which Han itself does not read
         '    hooks:',
         '      build: { enabled: nope, idle_timeout: 5, before_all: make gen, retries: 3 }',
       ].join('\n'),
     );
     const h = await start(root);
-    const out = await h.call('bun__build', { cache: false });
-    const file = join(root, 'packages/han/han.yml');
+    const out = await h.call('tally__build', { cache: false });
+    const file = join(root, 'packages/cli/han.yml');
     expect(text(out)).toContain(`⚠️ ${file}: memory: configures Han itself; Switchboard has no such setting`);
     expect(text(out)).toContain(
-      'plugins.bun.test: hook overrides belong under plugins.bun.hooks.test (Han reads them only there); move it',
+      'plugins.tally.test: hook overrides belong under plugins.tally.hooks.test (Han reads them only there); move it',
     );
-    expect(text(out)).toContain('plugins.bun.hooks.build.enabled: wrong type: enabled must be true or false');
-    expect(text(out)).toContain("plugins.bun.hooks.build.before_all: Han's before_all is not supported");
+    expect(text(out)).toContain('plugins.tally.hooks.build.enabled: wrong type: enabled must be true or false');
+    expect(text(out)).toContain("plugins.tally.hooks.build.before_all: Han's before_all is not supported");
     expect(text(out)).toContain(
-      "plugins.bun.hooks.build.retries: unknown key 'retries' is ignored; a hook override takes enabled, command, if_changed, idle_timeout",
+      "plugins.tally.hooks.build.retries: unknown key 'retries' is ignored; a hook override takes enabled, command, if_changed, idle_timeout",
     );
-    // packages/han/han.yml now exists, so (as in Han) its han-config.yml is no longer read: build.sh runs as shipped.
-    expect(text(out)).not.toContain('build-bundle.js');
+    // idle_timeout (whole seconds) is a key it can use: no issue names it.
+    expect(text(out)).not.toContain('plugins.tally.hooks.build.idle_timeout');
+    // packages/cli/han.yml now exists, so (as in Han) its han-config.yml is no longer read: build.sh runs as shipped
+    // (and passes where tally is not installed, where the replaced command would fail).
+    expect(text(out)).not.toContain('tally bundle --minify');
+    expect(dirs(out)).toContainEqual(expect.objectContaining({ directory: 'packages/cli', ok: true, exitCode: 0 }));
+  });
+});
+
+describe("Han's idle_timeout", () => {
+  it('reads a han.yml idle_timeout as seconds, as Han does', async () => {
+    const root = monorepo();
+    writeFiles(root, {
+      'packages/cli/han.yml':
+        'plugins:\n  tally:\n    hooks:\n      build: { command: "echo started; sleep 30", idle_timeout: 1 }\n',
+    });
+    const h = await start(root);
+    const started = Date.now();
+    const out = await h.call('tally__build', { cache: false });
+    expect(text(out)).toMatch(/Killed after 1000 ms without output \(idle_timeout\)/);
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 });
 
@@ -126,15 +149,28 @@ describe('HanSettings precedence', () => {
     expect(han.takeIssues()).toEqual([]);
   });
 
-  it("reads Han's own files as they are", () => {
+  it("reads override files written in Han's layouts as they are", () => {
     expect(parseHanYml('{}').issues).toEqual([]);
-    const browse = parseHanYml(readFileSync(join(HAN, 'overrides/packages/browse-client/han.yml'), 'utf8'));
-    expect(browse).toEqual({
-      plugins: { bun: { build: { enabled: false }, test: { enabled: false } } },
+    const overrides = join(HAN_FORMAT, 'overrides');
+    const app = parseHanYml(readFileSync(join(overrides, 'packages/app/han.yml'), 'utf8'));
+    expect(app).toEqual({
+      plugins: {
+        tally: { build: { enabled: false }, test: { enabled: false } },
+        schemagen: { compile: { command: 'npx --no-install schemagen --check --strict' } },
+      },
       switches: {},
       issues: [],
     });
-    const legacy = parseLegacyHanConfig(readFileSync(join(HAN, 'overrides/packages/han/han-config.yml'), 'utf8'));
-    expect(legacy.plugins).toEqual({ bun: { build: { command: 'bun scripts/build-bundle.js' } } });
+    const legacy = parseLegacyHanConfig(readFileSync(join(overrides, 'packages/cli/han-config.yml'), 'utf8'));
+    expect(legacy).toEqual({
+      plugins: { tally: { build: { command: 'tally bundle --minify', if_changed: ['bin/**'] } } },
+      switches: {},
+      issues: [],
+    });
+    expect(parseHanYml(readFileSync(join(overrides, '.claude/han.yml'), 'utf8'))).toEqual({
+      plugins: {},
+      switches: { cache: false },
+      issues: [],
+    });
   });
 });
