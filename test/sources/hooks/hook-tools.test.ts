@@ -1,23 +1,25 @@
 // The hook tools (ClaudeBench's hook__pre_tool, hook__post_tool, hook__user_prompt, hook__todo_write, issue 18):
 // Switchboard's own agent-hook decisions — a plugin PreToolUse hook that exits 2 denies, a failing PostToolUse check
 // blocks, a compiled script is rerouted to script.start — answered as tools through the real pipeline (and once over
-// the official MCP client), with real plugin commands. Inputs and answers are checked against ClaudeBench's own
-// schema and wire contract (vendored).
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+// the official MCP client), with real plugin commands. Inputs and answers are checked against ClaudeBench's fields
+// and answer shapes as test/fixtures/claudebench-format/hooks.ts records them (test/originals/claudebench.test.ts
+// checks those against ClaudeBench's own wire contract).
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { jsonValidator } from '../../../src/core/ajv.ts';
 import type { Principal } from '../../../src/core/context.ts';
 import { serveHttp } from '../../../src/serve/http.ts';
+import {
+  answerSchema,
+  CLAUDEBENCH_HOOKS,
+  CLAUDEBENCH_TODO_STATUSES,
+  type ClaudeBenchHook,
+} from '../../fixtures/claudebench-format/hooks.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { pluginProject, writePlugin } from '../../helpers/plugins.ts';
 
-const FIXTURES = new URL('../../fixtures/claudebench/', import.meta.url);
-const SCHEMA = readFileSync(new URL('hook.schema.ts.txt', FIXTURES), 'utf8');
-const CONTRACT = JSON.parse(readFileSync(new URL('jsonrpc-contract.json', FIXTURES), 'utf8')) as {
-  events: Record<string, { request: any; response: any }>;
-};
 const agent: Principal = { id: 'agent-1', roles: ['agent'], kind: 'token' };
 
 let hub: TestHub | undefined;
@@ -53,15 +55,21 @@ async function answer(h: TestHub, name: string, input: unknown) {
   return out.value as Record<string, unknown>;
 }
 
-/** The keys of ClaudeBench's `export const <name> = z.object({ … })` in its hook schema. */
-function claudeBenchFields(name: string): string[] {
-  const body = new RegExp(`export const ${name} = z\\.object\\(\\{([\\s\\S]*?)\\n\\}\\)`).exec(SCHEMA)?.[1] ?? '';
-  return [...body.matchAll(/^\t(\w+):/gm)].map((m) => m[1]);
+/** The JSON Schema of a hook tool's input, as `tools/list` shows it. */
+function inputSchema(h: TestHub, name: ClaudeBenchHook): { properties: Record<string, any> } {
+  const entry = h.services.registry.list().find((e) => e.capability.name === name);
+  if (!entry) throw new Error(`${name} is not registered`);
+  return entry.tool.inputSchema as { properties: Record<string, any> };
 }
 
-/** Whether `value` is a valid `result` of ClaudeBench's event `name` (its JSON-RPC contract). */
-function validResult(name: string, value: unknown): boolean {
-  const v = jsonValidator(CONTRACT.events[name].response.properties.result);
+/** Switchboard's input fields of a hook tool are exactly ClaudeBench's (order aside). */
+function expectClaudeBenchFields(h: TestHub, name: ClaudeBenchHook): void {
+  expect(Object.keys(inputSchema(h, name).properties).sort()).toEqual([...CLAUDEBENCH_HOOKS[name].fields].sort());
+}
+
+/** Whether `value` has the shape of ClaudeBench's answer to `name`. */
+function validResult(name: ClaudeBenchHook, value: unknown): boolean {
+  const v = jsonValidator(answerSchema(CLAUDEBENCH_HOOKS[name].answer));
   if (!v.ok) throw new Error(v.message);
   return v.validate(value) as boolean;
 }
@@ -94,15 +102,9 @@ describe('hook.pre_tool', () => {
 
   it("takes ClaudeBench's input and refuses bad input naming the field", async () => {
     const h = await guardedHub();
-    expect(claudeBenchFields('hookPreToolInput')).toEqual([
-      'tool',
-      'params',
-      'sessionId',
-      'instanceId',
-      'timestamp',
-      'metadata',
-    ]);
+    expectClaudeBenchFields(h, 'hook.pre_tool');
     const all = { tool: 'Bash', params: null, sessionId: 's', instanceId: 'i', timestamp: 1, metadata: { a: 1 } };
+    expect(Object.keys(all)).toEqual(CLAUDEBENCH_HOOKS['hook.pre_tool'].fields);
     expect(await answer(h, 'hook.pre_tool', all)).toEqual({ allow: true });
     for (const [input, field] of [
       [{ params: {} }, 'tool'],
@@ -141,17 +143,7 @@ describe('hook.post_tool', () => {
 
   it("takes ClaudeBench's input", async () => {
     const h = await guardedHub();
-    const fields = claudeBenchFields('hookPostToolInput');
-    expect(fields).toEqual([
-      'tool',
-      'params',
-      'result',
-      'sessionId',
-      'instanceId',
-      'timestamp',
-      'executionTime',
-      'success',
-    ]);
+    expectClaudeBenchFields(h, 'hook.post_tool');
     const all = {
       tool: 'Bash',
       params: {},
@@ -162,6 +154,7 @@ describe('hook.post_tool', () => {
       executionTime: 5,
       success: true,
     };
+    expect(Object.keys(all)).toEqual(CLAUDEBENCH_HOOKS['hook.post_tool'].fields);
     expect(await answer(h, 'hook.post_tool', all)).toEqual({ processed: true, allow: true });
     expect(await h.call('hook.post_tool', { tool: 'Bash' }, agent)).toMatchObject({
       ok: false,
@@ -183,16 +176,13 @@ describe('hook.todo_write', () => {
       allow: false,
       reason: expect.stringContaining('mark one todo in_progress'),
     });
-    expect(validResult('hook.todo_write', { processed: blocked.processed })).toBe(true);
+    expect(validResult('hook.todo_write', blocked)).toBe(true);
     todos[0].status = 'in_progress';
     expect(await answer(h, 'hook.todo_write', { todos, previousTodos: [] })).toEqual({ processed: true, allow: true });
-    expect(claudeBenchFields('hookTodoWriteInput')).toEqual([
-      'todos',
-      'sessionId',
-      'instanceId',
-      'timestamp',
-      'previousTodos',
-    ]);
+    expectClaudeBenchFields(h, 'hook.todo_write');
+    expect(inputSchema(h, 'hook.todo_write').properties.todos.items.properties.status.enum).toEqual(
+      CLAUDEBENCH_TODO_STATUSES,
+    );
     expect(await h.call('hook.todo_write', { todos: [{ content: 'x', status: 'done' }] }, agent)).toMatchObject({
       ok: false,
       error: { code: 'INVALID_INPUT', message: expect.stringContaining('todos.0.status') },
@@ -210,13 +200,7 @@ describe('hook.user_prompt', () => {
     );
     expect(validResult('hook.user_prompt', routed)).toBe(true);
     expect(await answer(h, 'hook.user_prompt', { prompt: 'fix the bug', context: { enhance: true } })).toEqual({});
-    expect(claudeBenchFields('hookUserPromptInput')).toEqual([
-      'prompt',
-      'context',
-      'sessionId',
-      'instanceId',
-      'timestamp',
-    ]);
+    expectClaudeBenchFields(h, 'hook.user_prompt');
     expect(await h.call('hook.user_prompt', { prompt: '' }, agent)).toMatchObject({
       ok: false,
       error: { code: 'INVALID_INPUT', message: expect.stringContaining('prompt') },

@@ -1,0 +1,352 @@
+// ClaudeBench's own data files (../shared/originals/claudebench): its JSON-RPC wire contract and the Claude Code
+// settings its users run (`claude_code_hooks.json`). The contract: the hook facts npm test relies on
+// (test/fixtures/claudebench-format/hooks.ts) are its, Switchboard's hook answers are valid results of it, and the
+// task and system inputs keep its spelling. The settings: the tools their permissions name are served under the same
+// names, `switchboard hook dispatch` in the place of ClaudeBench's hook script answers every event they register —
+// with the decisions the hook tools give — and `install claude-code` merges into them and `uninstall` gives them back.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { jsonValidator } from '../../src/core/ajv.ts';
+import type { Principal } from '../../src/core/context.ts';
+import {
+  CLAUDEBENCH_HOOKS,
+  CLAUDEBENCH_TODO_STATUSES,
+  type ClaudeBenchHook,
+  type FieldType,
+} from '../fixtures/claudebench-format/hooks.ts';
+import { BIN, childEnv, connectStdio, runCli, tempProject } from '../helpers/cli.ts';
+import { type TestHub, testHub } from '../helpers/hub.ts';
+import { original } from '../helpers/originals.ts';
+import { pluginProject, writeFiles, writePlugin } from '../helpers/plugins.ts';
+
+/** The parts of a JSON Schema in the contract these tests read. */
+interface Schema {
+  type?: string;
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+  enum?: unknown[];
+}
+const CONTRACT = JSON.parse(readFileSync(original('claudebench', 'jsonrpc-contract.json'), 'utf8')) as {
+  events: Record<
+    string,
+    { request: { properties: { params?: Schema } }; response: { properties: { result: Schema } } }
+  >;
+};
+const SETTINGS_TEXT = readFileSync(original('claudebench', 'claude_code_hooks.json'), 'utf8');
+const SETTINGS = JSON.parse(SETTINGS_TEXT) as {
+  permissions: { allow: string[] };
+  hooks: Record<string, { matcher: string; hooks: { type: string; command: string }[] }[]>;
+};
+const HOOK_TOOLS = Object.keys(CLAUDEBENCH_HOOKS) as ClaudeBenchHook[];
+const agent: Principal = { id: 'agent-1', roles: ['agent'], kind: 'token' };
+
+let hub: TestHub | undefined;
+afterEach(async () => {
+  await hub?.close();
+  hub = undefined;
+});
+
+/** The request params of a ClaudeBench event in its contract. */
+const paramsOf = (event: string): Schema => CONTRACT.events[event].request.properties.params ?? {};
+
+/** A contract result schema in the notation of test/fixtures/claudebench-format/hooks.ts. */
+function shapeOf(schema: Schema): Record<string, FieldType> {
+  return Object.fromEntries(
+    Object.entries(schema.properties ?? {}).map(([k, p]) => [
+      k,
+      `${p.type ?? 'any'}${schema.required?.includes(k) ? '' : '?'}` as FieldType,
+    ]),
+  );
+}
+
+/** Whether `value` is a valid `result` of ClaudeBench's event `name`. */
+function validResult(name: string, value: unknown): boolean {
+  const v = jsonValidator({ ...CONTRACT.events[name].response.properties.result });
+  if (!v.ok) throw new Error(v.message);
+  return v.validate(value) as boolean;
+}
+
+async function answer(h: TestHub, name: string, input: unknown) {
+  const out = await h.call(name, input, agent);
+  if (!out.ok) throw new Error(`${out.error.code}: ${out.error.message}`);
+  return out.value as Record<string, unknown>;
+}
+
+/**
+ * A project whose plugins decide on every event ClaudeBench's settings register: a PreToolUse guard on Bash (exit 2
+ * denies), checks after Edit|Write and TodoWrite and before stopping (bad.txt must not exist), and a hook that fails
+ * on each event where a failure cannot block (it says so on stderr).
+ */
+function guardedProject(): string {
+  const root = pluginProject();
+  writePlugin(
+    root,
+    'guard',
+    `hooks:\n  no-shell-deletes:\n    event: PreToolUse\n    tool_filter: [Bash]\n    command: 'grep -q "rm -rf" || exit 0; echo "shell deletes are not allowed here" >&2; exit 2'\n`,
+    { file: 'han-plugin.yml' },
+  );
+  writePlugin(
+    root,
+    'checks',
+    `hooks:\n  no-bad-file:\n    event: PostToolUse:Edit|Write\n    command: 'test ! -e bad.txt || { echo "bad.txt must not exist"; exit 1; }'\n` +
+      `  one-in-progress:\n    event: PostToolUse:TodoWrite\n    command: 'grep -q in_progress || { echo "mark one todo in_progress"; exit 1; }'\n` +
+      `  clean-stop:\n    event: [Stop, SubagentStop]\n    command: 'test ! -e bad.txt || { echo "remove bad.txt before stopping"; exit 1; }'\n` +
+      `  noted:\n    event: [UserPromptSubmit, Notification, SessionStart, PreCompact, SessionEnd]\n    command: 'echo "noted by the project"; exit 1'\n`,
+  );
+  writeFiles(root, { 'bad.txt': 'x' });
+  return root;
+}
+
+/** Run a hook command as Claude Code does: the event on stdin, in the project; answers exit code and output. */
+function runHookCommand(
+  argv: string[],
+  root: string,
+  event: unknown,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done, reject) => {
+    const child = spawn(argv[0], argv.slice(1), { cwd: root, env: childEnv(root), stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+    child.stdin.end(JSON.stringify(event));
+  });
+}
+
+describe("ClaudeBench's wire contract", () => {
+  it('has the hook fields, required fields, answers and todo statuses npm test checks Switchboard against', () => {
+    for (const name of HOOK_TOOLS) {
+      const facts = CLAUDEBENCH_HOOKS[name];
+      const params = paramsOf(name);
+      expect(params.required, name).toEqual(facts.required);
+      expect(facts.fields, name).toEqual(expect.arrayContaining(Object.keys(params.properties ?? {})));
+      expect(shapeOf(CONTRACT.events[name].response.properties.result), name).toEqual(facts.answer);
+    }
+    expect(paramsOf('hook.todo_write').properties?.todos.items?.properties?.status.enum).toEqual(
+      CLAUDEBENCH_TODO_STATUSES,
+    );
+  });
+
+  it("answers a request with just the contract's required params with a valid result of it", async () => {
+    hub = await testHub({ cwd: guardedProject() });
+    await hub.ready();
+    const h = hub;
+    const requests: [ClaudeBenchHook, Record<string, unknown>][] = [
+      ['hook.pre_tool', { tool: 'Bash', params: { command: 'rm -rf build' } }],
+      ['hook.pre_tool', { tool: 'Read', params: { file_path: 'a.ts' } }],
+      ['hook.post_tool', { tool: 'Edit', result: { ok: true } }],
+      ['hook.user_prompt', { prompt: '/test:random 5 apples', context: {} }],
+      ['hook.todo_write', { todos: [{ content: 'ship', status: 'pending' }] }],
+    ];
+    const answers = [];
+    for (const [name, input] of requests) {
+      expect(Object.keys(input), name).toEqual(paramsOf(name).required);
+      const out = await answer(h, name, input);
+      expect(validResult(name, out), `${name} ${JSON.stringify(out)}`).toBe(true);
+      answers.push(out);
+    }
+    // The answers are decisions, not just well-formed: a deny, an allow, two blocks and a rerouted prompt.
+    expect(answers.map((a) => a.allow)).toEqual([false, true, false, undefined, false]);
+    expect(answers[3].modified).toContain('mcp__switchboard__script__start');
+  });
+
+  it('spells every param camelCase, and those of the events Switchboard shares keep their names or a documented rename', async () => {
+    const camel = /^[a-z][a-zA-Z0-9]*$/;
+    const theirs = Object.entries(CONTRACT.events).flatMap(([event]) =>
+      Object.keys(paramsOf(event).properties ?? {}).map((k) => `${event}.${k}`),
+    );
+    expect(theirs).toContain('system.heartbeat.instanceId');
+    expect(theirs.filter((k) => !camel.test(k.split('.').pop() as string))).toEqual([]);
+
+    // docs/coming-from-claudebench.md, "What maps to what": the task is `id`, an instance `instanceId`, and
+    // task.update takes the fields themselves rather than `updates`.
+    const renamed: Record<string, string> = {
+      'task.assign.taskId': 'task.assign.id',
+      'system.register.id': 'system.register.instanceId',
+      'task.update.updates': 'task.update.text',
+    };
+    hub = await testHub();
+    const ours = new Map(
+      hub.services.registry
+        .list()
+        .map((e) => [e.capability.name, (e.tool.inputSchema as { properties?: object }).properties ?? {}]),
+    );
+    const shared = theirs.filter((k) => ours.has(k.slice(0, k.lastIndexOf('.'))));
+    expect(shared.length).toBeGreaterThan(15);
+    const missing = shared
+      .map((k) => renamed[k] ?? k)
+      .filter((k) => !(k.slice(k.lastIndexOf('.') + 1) in (ours.get(k.slice(0, k.lastIndexOf('.'))) as object)));
+    expect(missing).toEqual([]);
+  });
+});
+
+describe("a ClaudeBench user's Claude Code settings", () => {
+  it('allow tools Switchboard serves under the same names', async () => {
+    const names = SETTINGS.permissions.allow.flatMap((p) => /^mcp__claudebench__(.+)$/.exec(p)?.[1] ?? []);
+    expect(names.length).toBeGreaterThan(3);
+    const { client } = await connectStdio(tempProject());
+    try {
+      const served = (await client.listTools()).tools.map((t) => t.name);
+      expect(served).toEqual(expect.arrayContaining(names));
+    } finally {
+      await client.close();
+    }
+  }, 60_000);
+
+  it('get, from `switchboard hook dispatch` in the place of their hook script, the hook tools’ decisions on every event', async () => {
+    const root = guardedProject();
+    hub = await testHub({ cwd: root });
+    await hub.ready();
+    const h = hub;
+    const dispatch = [process.execPath, BIN, 'hook', 'dispatch'];
+    const base = { session_id: 's-1', transcript_path: join(root, 'none.jsonl'), cwd: root };
+    const todos = [{ content: 'ship', status: 'pending', activeForm: 'Shipping' }];
+    const denyReason = (out: string) => JSON.parse(out).hookSpecificOutput.permissionDecisionReason;
+    const blockReason = (out: string) => JSON.parse(out).reason;
+
+    // For each event the settings register: what Claude Code sends, and what Switchboard must answer.
+    const cases: Record<
+      string,
+      { event: Record<string, unknown>; check(stdout: string, stderr: string): Promise<void> }[]
+    > = {
+      PreToolUse: [
+        {
+          event: { tool_name: 'Bash', tool_input: { command: 'rm -rf build' } },
+          check: async (stdout) => {
+            const tool = await answer(h, 'hook.pre_tool', { tool: 'Bash', params: { command: 'rm -rf build' } });
+            expect(JSON.parse(stdout).hookSpecificOutput.permissionDecision).toBe('deny');
+            expect(tool).toEqual({ allow: false, reason: denyReason(stdout) });
+            expect(tool.reason).toContain('shell deletes are not allowed here');
+          },
+        },
+      ],
+      PostToolUse: [
+        {
+          event: { tool_name: 'Edit', tool_input: { file_path: 'a.ts' }, tool_response: { ok: true } },
+          check: async (stdout) => {
+            const tool = await answer(h, 'hook.post_tool', {
+              tool: 'Edit',
+              params: { file_path: 'a.ts' },
+              result: { ok: true },
+            });
+            expect(JSON.parse(stdout).decision).toBe('block');
+            expect(tool).toEqual({ processed: true, allow: false, reason: blockReason(stdout) });
+            expect(tool.reason).toContain('bad.txt must not exist');
+          },
+        },
+        {
+          event: { tool_name: 'TodoWrite', tool_input: { todos }, tool_response: {} },
+          check: async (stdout) => {
+            const tool = await answer(h, 'hook.todo_write', { todos });
+            expect(tool).toEqual({ processed: true, allow: false, reason: blockReason(stdout) });
+            expect(tool.reason).toContain('mark one todo in_progress');
+          },
+        },
+      ],
+      UserPromptSubmit: [
+        {
+          event: { prompt: 'fix the bug' },
+          check: async (stdout, stderr) => {
+            const tool = await answer(h, 'hook.user_prompt', { prompt: 'fix the bug', context: {} });
+            expect(stdout).toBe('');
+            expect(tool.reason).toContain('noted by the project');
+            expect(stderr).toContain('noted by the project');
+          },
+        },
+      ],
+      // No hook tool stands for these (ClaudeBench's hook.agent_stop); hook dispatch blocks on a failing check.
+      ...Object.fromEntries(
+        ['Stop', 'SubagentStop'].map((name) => [
+          name,
+          [
+            {
+              event: { stop_hook_active: false },
+              check: async (stdout: string) => {
+                expect(JSON.parse(stdout)).toMatchObject({
+                  decision: 'block',
+                  reason: expect.stringContaining('remove bad.txt before stopping'),
+                });
+              },
+            },
+          ],
+        ]),
+      ),
+      // Events where a failure cannot block: the project's hooks run, and what they said is on stderr only.
+      ...Object.fromEntries(
+        [
+          ['Notification', { message: 'Claude needs your permission to use Bash' }],
+          ['SessionStart', { source: 'startup' }],
+          ['PreCompact', { trigger: 'manual', custom_instructions: '' }],
+          ['SessionEnd', { reason: 'logout' }],
+        ].map(([name, fields]) => [
+          name,
+          [
+            {
+              event: fields as Record<string, unknown>,
+              check: async (stdout: string, stderr: string) => {
+                expect(stdout).toBe('');
+                expect(stderr).toContain('noted by the project');
+              },
+            },
+          ],
+        ]),
+      ),
+    };
+
+    expect(Object.keys(SETTINGS.hooks).sort()).toEqual(Object.keys(cases).sort());
+    for (const [name, groups] of Object.entries(SETTINGS.hooks)) {
+      // Their matchers send every tool (`*`) or every event (``) to the one command.
+      for (const group of groups) {
+        expect(['*', ''], name).toContain(group.matcher);
+        expect(group.hooks.map((x) => x.type)).toEqual(['command']);
+      }
+      for (const { event, check } of cases[name]) {
+        const r = await runHookCommand(dispatch, root, { ...base, hook_event_name: name, ...event });
+        expect(r.code, `${name}: ${r.stderr}`).toBe(0);
+        await check(r.stdout, r.stderr);
+      }
+    }
+  }, 120_000);
+
+  it('keep everything when `switchboard install claude-code` adds its hooks, and come back as they were on uninstall', async () => {
+    const root = tempProject();
+    writeFiles(root, { '.claude/settings.json': SETTINGS_TEXT });
+    const file = join(root, '.claude', 'settings.json');
+    const installed = await runCli(root, ['install', 'claude-code']);
+    expect(installed.code, installed.stderr).toBe(0);
+    const after = JSON.parse(readFileSync(file, 'utf8'));
+    // Theirs first, unchanged; Switchboard's added after them.
+    for (const [name, groups] of Object.entries(SETTINGS.hooks))
+      expect(after.hooks[name].slice(0, groups.length), name).toEqual(groups);
+    expect(after.hooks.UserPromptSubmit.slice(SETTINGS.hooks.UserPromptSubmit.length)).toEqual([
+      { matcher: '', hooks: [{ type: 'command', command: expect.stringMatching(/ hook user-prompt-submit$/) }] },
+    ]);
+    expect(after.hooks.PreToolUse.slice(SETTINGS.hooks.PreToolUse.length)).toEqual([
+      { matcher: 'Skill', hooks: [{ type: 'command', command: expect.stringMatching(/ hook pre-tool-use$/) }] },
+    ]);
+    expect(after.permissions.allow.slice(0, SETTINGS.permissions.allow.length)).toEqual(SETTINGS.permissions.allow);
+    expect(after.permissions.allow).toContain('mcp__switchboard__script__start');
+    expect(after.outputStyle).toBe('enhanced-expert-debate');
+
+    const again = await runCli(root, ['install', 'claude-code']);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(after);
+
+    const removed = await runCli(root, ['uninstall', 'claude-code']);
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual(SETTINGS);
+  }, 60_000);
+});
