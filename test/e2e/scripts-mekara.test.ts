@@ -1,6 +1,6 @@
-// End-to-end: mekara's real compiled Python scripts (test/fixtures/mekara, unchanged) driven to the end over
-// stdio with the official SDK client, a stdio Switchboard killed mid-run and continued by the next one, and the
-// error a machine without python3 gets.
+// End-to-end: compiled Python scripts in mekara's format (our own, test/fixtures/mekara-format) driven to the end
+// over stdio with the official SDK client, a real git worktree made and removed by two of them, a stdio Switchboard
+// killed mid-run and continued by the next one, and the error a machine without python3 gets.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,11 +14,11 @@ type ToolResult = { content: { type: string; text: string }[]; structuredContent
 const text = (r: unknown) => (r as ToolResult).content.map((c) => c.text).join('\n');
 const state = (r: unknown) => (r as ToolResult).structuredContent?.state;
 
-const MEKARA = join(import.meta.dirname, '../fixtures/mekara/project');
+const MEKARA = join(import.meta.dirname, '../fixtures/mekara-format/project');
 
 /**
- * `<root>/main`: a git repository holding mekara's scripts, laid out as mekara's worktree scripts expect (worktrees
- * beside it, which scripts may work in: `[workspace] extra_dirs`).
+ * `<root>/main`: a git repository holding the mekara-format scripts; worktree-add puts worktrees beside it, which
+ * scripts may work in (`[workspace] extra_dirs`).
  */
 function mekaraRepo(): string {
   const root = mkdtempSync(join(tmpdir(), 'switchboard-e2e-mekara-'));
@@ -52,13 +52,14 @@ async function driveToEnd(client: Client, answer: unknown): Promise<{ last: unkn
   return { last: answer, failed };
 }
 
-function secretOf(result: unknown): number {
-  const m = /`shuf -i 1-100 -n 1`\n\n\s*<output>\n\s*(\d+)\n/.exec(text(result));
-  if (!m) throw new Error(`no shuf output in:\n${text(result)}`);
+/** The winning number `od` printed in lottery:draw's first step (random, 32 bits). */
+function winningOf(result: unknown): number {
+  const m = /`od -An -N4 -tu4 \/dev\/urandom`\n\n\s*<output>\n\s*(\d+)\n/.exec(text(result));
+  if (!m) throw new Error(`no od output in:\n${text(result)}`);
   return Number(m[1]);
 }
 
-describe('mekara scripts over stdio', () => {
+describe('mekara-format scripts over stdio', () => {
   let client: Client;
   const dir = mekaraRepo();
 
@@ -73,63 +74,61 @@ describe('mekara scripts over stdio', () => {
     const list = await client.callTool({ name: 'script__list', arguments: {} });
     const scripts = (list.structuredContent as { scripts: Record<string, unknown>[] }).scripts;
     expect(scripts).toContainEqual(
-      expect.objectContaining({ name: 'test:random', level: 'mekara', kind: 'compiled', compiled_language: 'python' }),
+      expect.objectContaining({ name: 'lottery:draw', level: 'mekara', kind: 'compiled', compiled_language: 'python' }),
     );
   });
 
-  it('runs test:random to the end', async () => {
-    const first = await start(client, 'test:random');
+  it('runs lottery:draw to the end', async () => {
+    const first = await start(client, 'lottery:draw');
     expect(first.isError).toBeFalsy();
     expect(state(first)).toBe('llm');
-    expect(text(first)).toContain('### Pending LLM step: `test:random[1]`');
-    const second = await cont(client, { guess: secretOf(first) });
-    expect(text(second)).toContain('You got it right!');
+    expect(text(first)).toContain('### Pending LLM step: `lottery:draw[1]`');
+    const second = await cont(client, { ticket: winningOf(first) });
+    expect(text(second)).toContain('Your ticket wins!');
     const done = await cont(client, {});
     expect(state(done)).toBe('finished');
   });
 
-  it('runs test:double-or-nothing to the end, asking for the number it was not given', async () => {
-    const first = await start(client, 'test:double-or-nothing');
-    expect(text(first)).toContain("Get a number from the user if one wasn't already provided.");
-    const done = await cont(client, { number: '4' });
+  it('runs lottery:cash-out to the end, asking for the stake it was not given', async () => {
+    const first = await start(client, 'lottery:cash-out');
+    expect(text(first)).toContain('Ask the user how much they want to stake, unless the arguments already say.');
+    const done = await cont(client, { stake: '4' });
     expect(state(done)).toBe('finished');
-    const written = readFileSync(join(dir, 'resulting-number.txt'), 'utf8').trim();
-    expect(['8.0', '0']).toContain(written);
+    expect(readFileSync(join(dir, 'lottery-payout.txt'), 'utf8')).toBe('12.0\n');
   });
 
-  it('runs setup-worktree then teardown-worktree to the end: a real git worktree made and removed', async () => {
-    const branches = () => execFileSync('git', ['branch', '--list', 'mekara/feat'], { cwd: dir, encoding: 'utf8' });
-    const setup = await start(client, 'setup-worktree', 'feat');
-    expect(text(setup)).toContain('- `setup-worktree[0]`: ✓ `git worktree add -b mekara/feat ../feat`');
-    // poetry and pnpm may be missing here: each failure is handed to the agent, which lets the script go on.
+  it('runs worktree-add then worktree-remove to the end: a real git worktree made and removed', async () => {
+    const branches = () => execFileSync('git', ['branch', '--list', 'wt/feat'], { cwd: dir, encoding: 'utf8' });
+    const setup = await start(client, 'worktree-add', 'feat');
+    expect(text(setup)).toContain('- `worktree-add[0]`: ✓ `git worktree add -b wt/feat ../feat`');
     const made = await driveToEnd(client, setup);
     expect(state(made.last)).toBe('finished');
     expect(existsSync(join(dir, '..', 'feat', '.mekara', 'scripts'))).toBe(true);
-    expect(branches()).toContain('mekara/feat');
-    // .claude/settings.local.json does not exist in this project: the copy always fails.
-    expect(made.failed).toContain('cp .claude/settings.local.json ../feat/.claude/settings.local.json');
+    expect(branches()).toContain('wt/feat');
+    // There is no .env.local in this project: the copy fails, and the agent lets the script go on.
+    expect(made.failed).toEqual(['cp .env.local ../feat/.env.local']);
 
-    // teardown-worktree (Auto and ShellResult imported, a `yield from` helper) run in the new worktree.
+    // worktree-remove (Auto and ShellResult imported, a `yield from` helper) run in the new worktree.
     const teardown = await client.callTool({
       name: 'script__start',
-      arguments: { name: 'teardown-worktree', working_dir: '../feat' },
+      arguments: { name: 'worktree-remove', working_dir: '../feat' },
     });
-    expect(text(teardown)).toContain('- `teardown-worktree[0]`: ✓ `git branch --show-current`');
+    expect(text(teardown)).toContain('- `worktree-remove[0]`: ✓ `git rev-parse --abbrev-ref HEAD`');
     const removed = await driveToEnd(client, teardown);
     expect(state(removed.last)).toBe('finished');
-    // There is no origin: both remote steps fail and are resolved by the agent.
-    expect(removed.failed).toEqual(['git ls-remote origin mekara/feat', 'git push origin --delete mekara/feat']);
+    // There is no origin: both remote steps fail and are resolved by the agent (the helper saw git's error output).
+    expect(removed.failed).toEqual(['git ls-remote --heads origin wt/feat', 'git push origin --delete wt/feat']);
     expect(existsSync(join(dir, '..', 'feat'))).toBe(false);
     expect(branches()).toBe('');
   });
 });
 
-describe('a stdio Switchboard killed in the middle of a mekara script', () => {
+describe('a stdio Switchboard killed in the middle of a mekara-format script', () => {
   it('is continued by the next one: the Python generator is replayed with the recorded results', async () => {
     const dir = mekaraRepo();
     const first = await connectStdio(dir, 'e2e-mekara-crash');
-    const started = await start(first.client, 'test:random');
-    const secret = secretOf(started);
+    const started = await start(first.client, 'lottery:draw');
+    const winning = winningOf(started);
     const pid = first.transport.pid as number;
     process.kill(pid, 'SIGKILL');
     expect(await gone(pid)).toBe(true);
@@ -142,10 +141,10 @@ describe('a stdio Switchboard killed in the middle of a mekara script', () => {
         state: 'llm',
         run_id: (started.structuredContent as { run_id: string }).run_id,
       });
-      expect(text(status)).toContain('Stack: `test:random[1]`');
-      // The replayed script got the recorded number, not a new one.
-      const next = await cont(second.client, { guess: secret });
-      expect(text(next)).toContain('You got it right!');
+      expect(text(status)).toContain('Stack: `lottery:draw[1]`');
+      // The replayed script got the recorded 32-bit number, not a new one.
+      const next = await cont(second.client, { ticket: winning });
+      expect(text(next)).toContain('Your ticket wins!');
       expect(state(await cont(second.client, {}))).toBe('finished');
     } finally {
       await second.client.close();
@@ -159,13 +158,13 @@ describe('a machine without python3', () => {
     const emptyBin = mkdtempSync(join(tmpdir(), 'switchboard-nopython-'));
     const { client } = await connectStdio(dir, 'e2e-mekara-nopython', { PATH: emptyBin });
     try {
-      const failed = await start(client, 'test:random');
+      const failed = await start(client, 'lottery:draw');
       expect(failed.isError).toBe(true);
       expect(text(failed)).toContain(
-        "The compiled script .mekara/scripts/compiled/test/random.py is a Python script (mekara's format) and needs `python3` (3.10 or later) on the PATH of Switchboard, but there is none",
+        "The compiled script .mekara/scripts/compiled/lottery/draw.py is a Python script (mekara's format) and needs `python3` (3.10 or later) on the PATH of Switchboard, but there is none",
       );
       expect(text(failed)).toContain(`PATH=${emptyBin}`);
-      const nl = await start(client, 'test:imagine-object');
+      const nl = await start(client, 'lottery:prize');
       expect(state(nl)).toBe('nl');
     } finally {
       await client.close();

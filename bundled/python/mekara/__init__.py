@@ -1,6 +1,6 @@
-"""Switchboard's stand-in for the `mekara` package: only what compiled mekara scripts import.
+"""Switchboard's own `mekara` package, holding only the step API compiled mekara scripts import.
 
-Switchboard runs mekara's compiled scripts unchanged (docs/coming-from-mekara.md). They import their step
-API from `mekara.scripting.runtime`; this package provides that API, written for Switchboard to the same
-names and signatures, and is first on the runner's import path.
+The runner puts this folder first on Python's import path, so `from mekara.scripting.runtime import auto` resolves
+here even where mekara is not installed (and a real mekara installed beside it is never mixed in). See
+docs/coming-from-mekara.md.
 """

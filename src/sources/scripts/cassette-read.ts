@@ -185,7 +185,7 @@ function checkEvent(file: string, raw: unknown, i: number, format: CassetteForma
  * the event and the field.
  *
  * @example
- * readCassette('test/fixtures/mekara/cassettes/mcp-nested.yaml').format // 'mekara'
+ * readCassette('test/fixtures/mekara-format/cassettes/round.yaml').format // 'mekara'
  */
 export function readCassette(file: string): Cassette {
   let doc: ReturnType<typeof parseDocument>;

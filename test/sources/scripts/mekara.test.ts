@@ -1,6 +1,7 @@
-// mekara's own files, unchanged (test/fixtures/mekara, see its NOTICE): its compiled Python scripts run through
-// the script tools with the real Python runner, a run survives a restart, `.mekara/scripts` yields to
-// Switchboard's folder with a named warning, and its cassettes replay (or are refused naming the entry and field).
+// Scripts and cassettes in mekara's formats (our own, test/fixtures/mekara-format): compiled Python scripts run
+// through the script tools with the real Python runner, a run survives a restart, `.mekara/scripts` yields to
+// Switchboard's folder with a named warning, and mekara-format cassettes replay (or are refused naming the entry and
+// field). mekara's own NL scripts and cassettes are tested in test/originals/mekara.test.ts.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,11 +11,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { createLogger } from '../../../src/observe/logger.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
+import { until } from '../../helpers/until.ts';
 import { replayCassetteFile } from '../../helpers/vcr.ts';
 import { projectScripts, type ToolAnswer, tool, writeFiles } from './helpers.ts';
 
-const MEKARA = join(import.meta.dirname, '../../fixtures/mekara');
+const FORMAT = join(import.meta.dirname, '../../fixtures/mekara-format');
+const PROJECT = join(FORMAT, 'project');
 const env = { ...process.env, SWITCHBOARD_HOME: join(tmpdir(), 'switchboard-mekara-nohome') };
+/** Where lottery:round has lottery:cash-out write its payout (its working_dir is /tmp). */
+const PAYOUT = '/tmp/lottery-payout.txt';
 
 const dirs: string[] = [];
 const hubs: TestHub[] = [];
@@ -23,11 +28,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** A fresh project holding mekara's `.mekara/scripts`; test:nested writes to /tmp, so the workspace allows it. */
+/** A fresh project holding the `.mekara/scripts` fixture; lottery:round writes to /tmp, so the workspace allows it. */
 function mekaraProject(): string {
   const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-'));
   dirs.push(dir);
-  cpSync(join(MEKARA, 'project'), dir, { recursive: true });
+  cpSync(PROJECT, dir, { recursive: true });
   writeFiles(dir, { '.switchboard/config.toml': '[workspace]\nextra_dirs = ["/tmp"]\n' });
   return dir;
 }
@@ -43,10 +48,10 @@ function ok(answer: ToolAnswer): ToolAnswer {
   return answer;
 }
 
-/** The number `shuf` printed in test:random's first step. */
-function secretOf(answer: ToolAnswer): number {
-  const m = /`shuf -i 1-100 -n 1`\n\n\s*<output>\n\s*(\d+)\n/.exec(answer.text);
-  if (!m) throw new Error(`no shuf output in:\n${answer.text}`);
+/** The winning number `od` printed in lottery:draw's first step (random, 32 bits). */
+function winningOf(answer: ToolAnswer): number {
+  const m = /`od -An -N4 -tu4 \/dev\/urandom`\n\n\s*<output>\n\s*(\d+)\n/.exec(answer.text);
+  if (!m) throw new Error(`no od output in:\n${answer.text}`);
   return Number(m[1]);
 }
 
@@ -57,80 +62,99 @@ function ownRunners(): string[] {
     .filter((l) => l.trim().startsWith(`${process.pid} `) && l.includes('switchboard_runner.py'));
 }
 
-describe("mekara's compiled Python scripts", () => {
-  it('are listed as compiled Python scripts of the mekara level', async () => {
+/**
+ * The runners once exactly `count` are left: a runner answers `closed` and then exits, so one that was just closed
+ * may still be running for a moment on a loaded machine. Fails naming the ones left after 5 s.
+ */
+async function runnersLeft(count: number): Promise<string[]> {
+  let seen: string[] = [];
+  return until(
+    () => {
+      seen = ownRunners();
+      return seen.length === count && seen;
+    },
+    { timeoutMs: 5_000, what: () => `${count} Python runner(s) left; running: ${JSON.stringify(seen)}` },
+  );
+}
+
+describe('compiled Python scripts in .mekara/scripts', () => {
+  it('are listed as compiled Python scripts of the mekara level; __init__.py files are not scripts', async () => {
     const hub = await open(mekaraProject());
     const { scripts, warnings } = await hub.value('script.list');
-    for (const name of ['test:random', 'test:nested', 'test:double-or-nothing', 'setup-worktree'])
+    for (const name of ['lottery:draw', 'lottery:round', 'lottery:cash-out', 'worktree-add', 'worktree-remove'])
       expect(scripts).toContainEqual(
         expect.objectContaining({ name, level: 'mekara', kind: 'compiled', compiled_language: 'python' }),
       );
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:prize', level: 'mekara', kind: 'nl' }));
     expect(scripts).toContainEqual(
-      expect.objectContaining({ name: 'test:imagine-object', level: 'mekara', kind: 'nl' }),
+      expect.objectContaining({
+        name: 'lottery:draw',
+        description: "Hold one lottery draw: a random winning number, the user's ticket, and the verdict.",
+      }),
     );
+    expect(scripts.map((s: { name: string }) => s.name).filter((n: string) => n.includes('__init__'))).toEqual([]);
     expect(warnings).toEqual([]);
   });
 
-  it('runs test:random to the end: shell step, LLM step, function step with its printed output', async () => {
+  it('runs lottery:draw to the end: shell step, LLM step, function step with its printed output', async () => {
     const hub = await open(mekaraProject());
-    const first = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    const first = ok(await tool(hub, 'script.start', { name: 'lottery:draw' }));
     expect(first.state).toBe('llm');
-    expect(first.text).toContain('### Pending LLM step: `test:random[1]`');
-    expect(first.text).toContain('Ask the user to guess the number.');
-    expect(first.text).toContain("- `guess`: the user's guessed number as an integer");
-    const secret = secretOf(first);
-    const second = ok(await tool(hub, 'script.continue_compiled_script', { outputs: { guess: secret } }));
-    expect(second.text).toContain('- `test:random[2]`: ✓ `_print_message(…)`');
-    expect(second.text).toContain('You got it right!');
-    expect(second.text).toContain('congratulate them on being such a prescient user');
+    expect(first.text).toContain('### Pending LLM step: `lottery:draw[1]`');
+    expect(first.text).toContain('Ask the user which ticket number they hold.');
+    expect(first.text).toContain("- `ticket`: the user's ticket number, as an integer");
+    const winning = winningOf(first);
+    const second = ok(await tool(hub, 'script.continue_compiled_script', { outputs: { ticket: winning } }));
+    expect(second.text).toContain('- `lottery:draw[2]`: ✓ `_announce(…)`');
+    expect(second.text).toContain('Your ticket wins!');
+    expect(second.text).toContain('tell the user the jackpot is theirs');
     const done = ok(await tool(hub, 'script.continue_compiled_script', { outputs: {} }));
     expect(done.state).toBe('finished');
-    expect(ownRunners()).toEqual([]);
+    expect(await runnersLeft(0)).toEqual([]);
   });
 
-  it('runs test:double-or-nothing with its argument, keeping Python floats as floats', async () => {
+  it('runs lottery:cash-out with its argument, keeping Python floats as floats', async () => {
     const dir = mekaraProject();
     const hub = await open(dir);
-    const done = ok(await tool(hub, 'script.start', { name: 'test:double-or-nothing', arguments: '3' }));
+    const done = ok(await tool(hub, 'script.start', { name: 'lottery:cash-out', arguments: '3' }));
     expect(done.state).toBe('finished');
-    // 3 doubled is the float 6.0 (written "6.0", as under mekara) or the integer 0.
-    const written = readFileSync(join(dir, 'resulting-number.txt'), 'utf8').trim();
-    expect(['6.0', '0']).toContain(written);
-    expect(done.text).toContain(`\`echo ${written} > resulting-number.txt\``);
+    // 3 tripled is the float 9.0: written "9.0" as Python prints it, not "9".
+    expect(readFileSync(join(dir, 'lottery-payout.txt'), 'utf8')).toBe('9.0\n');
+    expect(done.text).toContain('`echo 9.0 > lottery-payout.txt`');
   });
 
-  it('runs test:nested to the end: nested compiled, NL and a working_dir, then restarts mid-run', async () => {
+  it('runs lottery:round to the end: nested compiled, NL and a working_dir, then restarts mid-run', async () => {
     const dir = mekaraProject();
     const first = await open(dir);
-    const started = ok(await tool(first, 'script.start', { name: 'test:nested' }));
-    expect(started.text).toContain('### Pending LLM step: `test:nested[0] > test:random[1]`');
-    const secret = secretOf(started);
-    const lost = ok(await tool(first, 'script.continue_compiled_script', { outputs: { guess: secret + 3 } }));
-    expect(lost.text).toContain('You got it wrong!');
-    expect(lost.text).toContain('give them a choice insult');
-    const diff = ok(await tool(first, 'script.continue_compiled_script', { outputs: {} }));
-    expect(diff.text).toContain('### Pending LLM step: `test:nested[1]`');
-    const nl = ok(await tool(first, 'script.continue_compiled_script', { outputs: { difference: 3 } }));
+    const started = ok(await tool(first, 'script.start', { name: 'lottery:round' }));
+    expect(started.text).toContain('### Pending LLM step: `lottery:round[0] > lottery:draw[1]`');
+    const winning = winningOf(started);
+    const lost = ok(await tool(first, 'script.continue_compiled_script', { outputs: { ticket: winning + 3 } }));
+    expect(lost.text).toContain('No luck this draw.');
+    expect(lost.text).toContain('commiserate with the user');
+    const gap = ok(await tool(first, 'script.continue_compiled_script', { outputs: {} }));
+    expect(gap.text).toContain('### Pending LLM step: `lottery:round[1]`');
+    const nl = ok(await tool(first, 'script.continue_compiled_script', { outputs: { gap: 3 } }));
     expect(nl.state).toBe('nl');
-    expect(nl.text).toContain('### Pending NL script: `test:nested[4] > test:imagine-object`');
-    expect(nl.text).toContain('`_double_or_nothing(…)`');
-    const owed = readFileSync('/tmp/resulting-number.txt', 'utf8').trim();
-    expect(nl.text).toContain(`\`cat /tmp/resulting-number.txt\`\n\n  <output>\n  ${owed}\n  </output>`);
-    expect(ownRunners().length).toBe(1); // test:nested waits; its children have finished.
+    expect(nl.text).toContain('### Pending NL script: `lottery:round[4] > lottery:prize`');
+    expect(nl.text).toContain('`_payout(…)`');
+    expect(readFileSync(PAYOUT, 'utf8')).toBe('9.0\n');
+    expect(nl.text).toContain(`\`cat ${PAYOUT}\`\n\n  <output>\n  9.0\n  </output>`);
+    expect((await runnersLeft(1)).length).toBe(1); // lottery:round waits; its children have finished.
     await first.close();
-    expect(ownRunners()).toEqual([]);
+    expect(await runnersLeft(0)).toEqual([]);
 
     // A new hub rebuilds the run from the journal: Python generators replayed, no step run again.
-    rmSync('/tmp/resulting-number.txt');
+    rmSync(PAYOUT);
     const second = await open(dir);
     const status = ok(await tool(second, 'script.status'));
     expect(status).toMatchObject({ state: 'nl', runId: started.runId });
-    expect(status.text).toContain('Stack: `test:nested[4] > test:imagine-object`');
+    expect(status.text).toContain('Stack: `lottery:round[4] > lottery:prize`');
     const last = ok(await tool(second, 'script.finish_nl_script'));
-    expect(last.text).toContain('### Pending LLM step: `test:nested[5]`');
-    expect(last.text).toContain('Tell the user that they owe the "owed" number');
+    expect(last.text).toContain('### Pending LLM step: `lottery:round[5]`');
+    expect(last.text).toContain('Tell the user they receive as many of the chosen prize as the payout says');
     expect(ok(await tool(second, 'script.continue_compiled_script', { outputs: {} })).state).toBe('finished');
-    expect(existsSync('/tmp/resulting-number.txt')).toBe(false);
+    expect(existsSync(PAYOUT)).toBe(false);
   });
 
   it('hands an exception of the script to the agent, and a value JSON cannot hold is named', async () => {
@@ -172,9 +196,9 @@ describe("mekara's compiled Python scripts", () => {
 
   it('says clearly that python3 is missing when a Python script starts', async () => {
     const hub = await open(mekaraProject(), { env: { PATH: '/nonexistent-bin' } });
-    const answer = await tool(hub, 'script.start', { name: 'test:random' });
+    const answer = await tool(hub, 'script.start', { name: 'lottery:draw' });
     expect(answer).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
-    expect(answer.text).toContain('.mekara/scripts/compiled/test/random.py is a Python script');
+    expect(answer.text).toContain('.mekara/scripts/compiled/lottery/draw.py is a Python script');
     expect(answer.text).toContain('needs `python3` (3.10 or later) on the PATH of Switchboard');
     expect(answer.text).toContain('PATH=/nonexistent-bin');
   });
@@ -183,7 +207,7 @@ describe("mekara's compiled Python scripts", () => {
 describe('.mekara/scripts next to .switchboard/scripts', () => {
   it("lets Switchboard's own folder win a name clash and names both files in script__list and the log", async () => {
     const dir = mekaraProject();
-    projectScripts(dir, { 'nl/test/random.md': '# Own random\n\nPick a number yourself.\n' });
+    projectScripts(dir, { 'nl/lottery/draw.md': '# Own draw\n\nPick a number yourself.\n' });
     const lines: string[] = [];
     const sink = new Writable({
       write(chunk, _enc, done) {
@@ -193,22 +217,22 @@ describe('.mekara/scripts next to .switchboard/scripts', () => {
     });
     const hub = await open(dir, { logger: createLogger('warn', sink) });
     const { scripts, warnings } = await hub.value('script.list');
-    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:random', level: 'project', kind: 'nl' }));
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:draw', level: 'project', kind: 'nl' }));
     const expected =
-      ".mekara/scripts/nl/test/random.md is not used: .switchboard/scripts/nl/test/random.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.";
+      ".mekara/scripts/nl/lottery/draw.md is not used: .switchboard/scripts/nl/lottery/draw.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.";
     expect(warnings).toEqual([expected]);
     expect(lines.join('')).toContain(JSON.stringify(expected).slice(1, -1));
-    const started = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    const started = ok(await tool(hub, 'script.start', { name: 'lottery:draw' }));
     expect(started.text).toContain('Pick a number yourself.');
   });
 });
 
 describe('~/.mekara/scripts, the user-level mekara folder', () => {
-  /** A temporary HOME holding mekara's scripts where `mekara install` puts them, and a project beside it. */
+  /** A temporary HOME holding the fixture's scripts where `mekara install` puts them, and a project beside it. */
   function withUserMekara(): { dir: string; home: string } {
     const home = mkdtempSync(join(tmpdir(), 'switchboard-mekara-home-'));
     dirs.push(home);
-    cpSync(join(MEKARA, 'project', '.mekara'), join(home, '.mekara'), { recursive: true });
+    cpSync(join(PROJECT, '.mekara'), join(home, '.mekara'), { recursive: true });
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-'));
     dirs.push(dir);
     return { dir, home };
@@ -220,55 +244,55 @@ describe('~/.mekara/scripts, the user-level mekara folder', () => {
     const { scripts, warnings } = await hub.value('script.list');
     expect(scripts).toContainEqual(
       expect.objectContaining({
-        name: 'test:random',
+        name: 'lottery:draw',
         level: 'user-mekara',
         kind: 'compiled',
         compiled_language: 'python',
       }),
     );
-    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:imagine-object', level: 'user-mekara' }));
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:prize', level: 'user-mekara' }));
     expect(warnings).toEqual([]);
-    const first = ok(await tool(hub, 'script.start', { name: 'test:random' }));
-    expect(first.text).toContain('### Pending LLM step: `test:random[1]`');
-    secretOf(first);
+    const first = ok(await tool(hub, 'script.start', { name: 'lottery:draw' }));
+    expect(first.text).toContain('### Pending LLM step: `lottery:draw[1]`');
+    winningOf(first);
   });
 
   it("yields to the project's .switchboard and .mekara folders and to ~/.switchboard, naming each clash with a Switchboard folder", async () => {
     const { dir, home } = withUserMekara();
-    projectScripts(dir, { 'nl/test/random.md': '# Own random\n\nPick a number yourself.\n' });
-    writeFiles(join(dir, '.mekara', 'scripts'), { 'nl/test/nested.md': '# Project mekara nested\n\nNest here.\n' });
+    projectScripts(dir, { 'nl/lottery/draw.md': '# Own draw\n\nPick a number yourself.\n' });
+    writeFiles(join(dir, '.mekara', 'scripts'), { 'nl/lottery/round.md': '# Project mekara round\n\nPlay here.\n' });
     // The user's Switchboard folder (SWITCHBOARD_HOME, below the project in testHub) beats the user's mekara one.
-    writeFiles(join(dir, '.home', 'scripts'), { 'compiled/setup_worktree.mjs': 'export default function* () {}\n' });
+    writeFiles(join(dir, '.home', 'scripts'), { 'compiled/worktree_add.mjs': 'export default function* () {}\n' });
     const hub = await open(dir, { env: { HOME: home } });
     const { scripts, warnings } = await hub.value('script.list');
-    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:random', level: 'project', kind: 'nl' }));
-    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:nested', level: 'mekara', kind: 'nl' }));
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:draw', level: 'project', kind: 'nl' }));
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:round', level: 'mekara', kind: 'nl' }));
     expect(scripts).toContainEqual(
       expect.objectContaining({
-        name: 'setup-worktree',
+        name: 'worktree-add',
         level: 'user-mekara',
         compiled_level: 'user',
         compiled_language: 'javascript',
       }),
     );
-    expect(scripts).toContainEqual(expect.objectContaining({ name: 'test:double-or-nothing', level: 'user-mekara' }));
-    // The project's .mekara hiding ~/.mekara is mekara's own precedence: no warning for test:nested.
+    expect(scripts).toContainEqual(expect.objectContaining({ name: 'lottery:cash-out', level: 'user-mekara' }));
+    // The project's .mekara hiding ~/.mekara is mekara's own precedence: no warning for lottery:round.
     expect(warnings).toEqual([
-      "~/.mekara/scripts/nl/test/random.md is not used: .switchboard/scripts/nl/test/random.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
-      "~/.mekara/scripts/compiled/setup_worktree.py is not used: .home/scripts/compiled/setup_worktree.mjs has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
+      "~/.mekara/scripts/nl/lottery/draw.md is not used: .switchboard/scripts/nl/lottery/draw.md has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
+      "~/.mekara/scripts/compiled/worktree_add.py is not used: .home/scripts/compiled/worktree_add.mjs has the same script name and Switchboard's own folder wins. Rename or delete one of them.",
     ]);
-    const started = ok(await tool(hub, 'script.start', { name: 'test:random' }));
+    const started = ok(await tool(hub, 'script.start', { name: 'lottery:draw' }));
     expect(started.text).toContain('Pick a number yourself.');
   });
 });
 
-describe("mekara's cassettes", () => {
-  const nested = join(MEKARA, 'cassettes', 'mcp-nested.yaml');
+describe('mekara-format cassettes', () => {
+  const round = join(FORMAT, 'cassettes', 'round.yaml');
 
   function copy(mutate: (data: any) => void): string {
     const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-cassette-'));
     dirs.push(dir);
-    const data = parse(readFileSync(nested, 'utf8'));
+    const data = parse(readFileSync(round, 'utf8'));
     mutate(data);
     const file = join(dir, 'cassette.yaml');
     writeFileSync(file, stringify(data));
@@ -277,59 +301,59 @@ describe("mekara's cassettes", () => {
 
   async function failure(file: string): Promise<Error> {
     try {
-      await replayCassetteFile(file, join(MEKARA, 'project'), env);
+      await replayCassetteFile(file, PROJECT, env);
     } catch (err) {
       return err as Error;
     }
     throw new Error('the replay succeeded, but a failure was expected');
   }
 
-  it('replays mcp-nested.yaml through the real Python scripts without running a step', async () => {
-    rmSync('/tmp/resulting-number.txt', { force: true });
-    expect(await replayCassetteFile(nested, join(MEKARA, 'project'), env)).toEqual({ calls: 6, events: 17 });
-    expect(existsSync('/tmp/resulting-number.txt')).toBe(false);
+  it('replays round.yaml through the real Python scripts without running a step', async () => {
+    rmSync(PAYOUT, { force: true });
+    expect(await replayCassetteFile(round, PROJECT, env)).toEqual({ calls: 6, events: 17 });
+    expect(existsSync(PAYOUT)).toBe(false);
   });
 
   it('fails when a recorded auto step differs from what the script does', async () => {
     const file = copy((d) => {
-      d.events[1].inputs.action = 'shuf -i 1-10 -n 1';
+      d.events[1].inputs.action = 'od -An -N2 -tu2 /dev/urandom';
     });
     const err = await failure(file);
     expect(err.message).toContain('VCR replay mismatch at event 2 of a mekara cassette');
-    expect(err.message).toContain('Expected: auto_step shell "shuf -i 1-10 -n 1"');
-    expect(err.message).toContain('Actual: auto_step shell "shuf -i 1-100 -n 1"');
+    expect(err.message).toContain('Expected: auto_step shell "od -An -N2 -tu2 /dev/urandom"');
+    expect(err.message).toContain('Actual: auto_step shell "od -An -N4 -tu4 /dev/urandom"');
   });
 
   it('fails when mekara says something else is pending, or elsewhere on the stack', async () => {
     const moved = copy((d) => {
       d.events[2].output = d.events[2].output.replace(
-        'test:nested[0] > test:random[1]',
-        'test:nested[0] > test:random[2]',
+        'lottery:round[0] > lottery:draw[1]',
+        'lottery:round[0] > lottery:draw[2]',
       );
     });
     expect((await failure(moved)).message).toContain(
-      "mekara's stack is `test:nested[0] > test:random[2]`; Switchboard's is `test:nested[0] > test:random[1]`",
+      "mekara's stack is `lottery:round[0] > lottery:draw[2]`; Switchboard's is `lottery:round[0] > lottery:draw[1]`",
     );
     const ended = copy((d) => {
-      d.events[2].output = '## All Steps Completed\n\nThe script has finished execution.';
+      d.events[2].output = '## All Steps Completed';
     });
     expect((await failure(ended)).message).toContain(
       "mekara's output shows a pending finished state; Switchboard's is llm",
     );
   });
 
-  it('keeps a recorded 0.0 a float: the script echoes 0.0 as it did when recorded', async () => {
+  it('keeps a recorded 0.0 a float: the script pays out 0.0 as it did when recorded', async () => {
     const file = copy((d) => {
       d.events[9].result.value = 0; // what a JSON reader would make of 0.0
-      d.events[9].inputs.kwargs.number = 0;
+      d.events[9].inputs.kwargs.stake = 0;
     });
     const err = await failure(file);
-    expect(err.message).toContain('Expected: auto_step call "_double_or_nothing" kwargs={"number":0}');
-    expect(err.message).toContain('Actual: auto_step call "_double_or_nothing" kwargs={"number":{"$float":0}}');
+    expect(err.message).toContain('Expected: auto_step call "_payout" kwargs={"stake":0}');
+    expect(err.message).toContain('Actual: auto_step call "_payout" kwargs={"stake":{"$float":0}}');
   });
 
-  it("refuses write-bundled.yaml: mekara's own package files, naming the entry and field", async () => {
-    const err = await failure(join(MEKARA, 'cassettes', 'write-bundled.yaml'));
+  it("refuses a write_bundled cassette: mekara's own package files, naming the entry and field", async () => {
+    const err = await failure(join(FORMAT, 'cassettes', 'write-bundled.yaml'));
     expect(err).toMatchObject({ code: 'INVALID_INPUT' });
     expect(err.message).toContain("write-bundled.yaml: event 1 (mcp_tool_input), field 'tool'");
     expect(err.message).toContain("write_bundled copies mekara's own bundled scripts");

@@ -1,35 +1,4 @@
-"""The step API of mekara scripts, as `mekara.scripting` exports it."""
+"""`mekara.scripting`: the same step API as `mekara.scripting.runtime`, for scripts that import it from here."""
 
-from mekara.scripting.runtime import (
-    Auto,
-    AutoException,
-    AutoResult,
-    CallAction,
-    CallResult,
-    CallScript,
-    Llm,
-    LlmResult,
-    ScriptCallResult,
-    ShellAction,
-    ShellResult,
-    auto,
-    call_script,
-    llm,
-)
-
-__all__ = [
-    "Auto",
-    "AutoException",
-    "AutoResult",
-    "CallAction",
-    "CallResult",
-    "CallScript",
-    "Llm",
-    "LlmResult",
-    "ScriptCallResult",
-    "ShellAction",
-    "ShellResult",
-    "auto",
-    "call_script",
-    "llm",
-]
+from mekara.scripting.runtime import *  # noqa: F401,F403
+from mekara.scripting.runtime import __all__  # noqa: F401

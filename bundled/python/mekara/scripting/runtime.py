@@ -1,45 +1,78 @@
-"""Steps and results of mekara scripts, for Switchboard's Python runner.
+"""The step API that compiled mekara scripts import, implemented for Switchboard's Python runner.
 
-A compiled mekara script is a generator `execute(request)` that yields `auto(...)`, `llm(...)` and
-`call_script(...)` steps and receives a result for each. The names, fields and call signatures here are
-mekara's (mekara.scripting.runtime), so scripts written for mekara run unchanged; the runner
-(switchboard_runner.py) hands each step to Switchboard and sends the result back.
+A compiled script is a generator `execute(request)`; each `yield` hands Switchboard one step made by `auto()`,
+`llm()` or `call_script()`, and the value sent back in is that step's result. Only the public surface follows
+mekara (class and field names, the three constructors and their parameters, `description` and the short reprs),
+so that scripts written for mekara import and run as they are; the code is Switchboard's own. The runner
+(switchboard_runner.py) turns each step into JSON and builds the result objects from Switchboard's answer.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Union
+from typing import Any, Callable, Dict, Optional, Union
+
+__all__ = [
+    "Auto",
+    "AutoException",
+    "AutoResult",
+    "CallAction",
+    "CallResult",
+    "CallScript",
+    "Llm",
+    "LlmResult",
+    "ScriptCallResult",
+    "ShellAction",
+    "ShellResult",
+    "auto",
+    "call_script",
+    "llm",
+]
+
+
+def _short(kind: str, *parts: str) -> str:
+    """The compact form steps print as: `kind(part, part)`."""
+    return f"{kind}({', '.join(parts)})"
+
+
+# What an automatic step does.
 
 
 @dataclass
 class ShellAction:
-    """Run a command line with the shell."""
+    """`cmd`, given to `sh -c` in the step's directory."""
 
     cmd: str
 
     def __repr__(self) -> str:
-        return f"shell({self.cmd!r})"
+        return _short("shell", repr(self.cmd))
 
 
 @dataclass
 class CallAction:
-    """Call a Python function with keyword arguments (it runs in the runner, in the step's directory)."""
+    """`func(**kwargs)`, run inside the runner process with the step's directory as its cwd."""
 
     func: Callable[..., Any]
-    kwargs: dict
+    kwargs: Dict[str, Any]
+
+    @property
+    def name(self) -> str:
+        return getattr(self.func, "__name__", "anonymous")
 
     def __repr__(self) -> str:
-        return f"call({self.func.__name__})"
+        return _short("call", self.name)
 
 
 AutoAction = Union[ShellAction, CallAction]
 
 
+# What the script receives back after a step.
+
+
 @dataclass
 class ShellResult:
-    """Result of a command: stdout then stderr in `output`."""
+    """The command's exit status and everything it wrote (stdout, then stderr)."""
 
     success: bool
     exit_code: int
@@ -48,7 +81,7 @@ class ShellResult:
 
 @dataclass
 class CallResult:
-    """Result of a function step: its return value and what it printed."""
+    """The function's return value (as it crossed JSON) and what it printed while running."""
 
     success: bool
     value: Any
@@ -56,12 +89,17 @@ class CallResult:
     output: str = ""
 
 
+def _no_exception_given() -> Exception:
+    return Exception("the automatic step failed (no exception was recorded)")
+
+
 @dataclass
 class AutoException:
-    """An auto step that raised (kept for scripts that name the type)."""
+    """An automatic step that raised. Switchboard hands such a failure to the agent instead, so a script only
+    meets this type when it builds or checks one itself."""
 
     success: bool = False
-    exception: Exception = field(default_factory=lambda: Exception("Unknown auto step exception"))
+    exception: Exception = field(default_factory=_no_exception_given)
     step_description: str = ""
     output: str = ""
 
@@ -69,46 +107,51 @@ class AutoException:
 AutoResult = Union[ShellResult, CallResult, AutoException]
 
 
+# The three kinds of step.
+
+
 @dataclass
 class Auto:
-    """A step that runs by itself: a shell command or a Python function."""
+    """A step Switchboard carries out without the model. `context` is the instruction it came from."""
 
     action: AutoAction
     context: str
 
     @property
     def description(self) -> str:
-        if isinstance(self.action, ShellAction):
-            return self.action.cmd
-        kwargs = ", ".join(f"{k}={v!r}" for k, v in self.action.kwargs.items())
-        return f"{self.action.func.__name__}({kwargs})"
+        """The command line, or the function call with its arguments, as answers show it."""
+        action = self.action
+        if isinstance(action, CallAction):
+            arguments = [f"{key}={value!r}" for key, value in action.kwargs.items()]
+            return f"{action.name}({', '.join(arguments)})"
+        return action.cmd
 
     def __repr__(self) -> str:
-        return f"auto({self.action!r})"
+        return _short("auto", repr(self.action))
 
 
 @dataclass
 class Llm:
-    """A step only the model can do; it answers with `expects` keys."""
+    """A step for the agent: `prompt` says what to do, `expects` names each output it must report."""
 
     prompt: str
-    expects: dict = field(default_factory=dict)
+    expects: Dict[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        return f"llm({self.prompt!r})"
+        return _short("llm", repr(self.prompt))
 
 
 @dataclass
 class LlmResult:
-    """Result of an LLM step: the outputs the agent reported."""
+    """The outputs the agent reported for an LLM step, by the names `expects` gave."""
 
     success: bool
-    outputs: dict = field(default_factory=dict)
+    outputs: Dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
 class CallScript:
-    """Run another script (NL or compiled) as a nested frame."""
+    """A nested run of the script `name` (NL or compiled) with `request` as its arguments."""
 
     name: str
     request: str = ""
@@ -116,34 +159,37 @@ class CallScript:
 
     @property
     def description(self) -> str:
-        return f"/{self.name} {self.request}" if self.request else f"/{self.name}"
+        """The slash command a user would type for the same call."""
+        return " ".join(part for part in (f"/{self.name}", self.request) if part)
 
     def __repr__(self) -> str:
-        if not self.request:
-            return f"call_script({self.name!r})"
-        return f"call_script({self.name!r}, request={self.request!r})"
+        parts = [repr(self.name)] + ([f"request={self.request!r}"] if self.request else [])
+        return _short("call_script", *parts)
 
 
 @dataclass
 class ScriptCallResult:
-    """Result of a call_script step."""
+    """How the nested script ended: `success`, or the exception it ended with."""
 
     success: bool
     exception: Optional[Exception] = None
 
 
-def auto(action: Union[str, Callable[..., Any]], kwargs: Optional[dict] = None, *, context: str) -> Auto:
-    """A shell command (a string) or a function called with `kwargs`; `context` says why the step runs."""
+# Constructors, the way scripts make their steps.
+
+
+def auto(action: Union[str, Callable[..., Any]], kwargs: Optional[Dict[str, Any]] = None, *, context: str) -> Auto:
+    """A command line (a str) or a function with its keyword arguments; `context` is required."""
     if isinstance(action, str):
-        return Auto(action=ShellAction(cmd=action), context=context)
-    return Auto(action=CallAction(func=action, kwargs=kwargs or {}), context=context)
+        return Auto(ShellAction(action), context)
+    return Auto(CallAction(action, dict(kwargs) if kwargs else {}), context)
 
 
-def llm(prompt: str, expects: Optional[dict] = None) -> Llm:
-    """A step for the model: `prompt`, and the outputs it must report (`{key: description}`)."""
-    return Llm(prompt=prompt, expects=expects or {})
+def llm(prompt: str, expects: Optional[Dict[str, str]] = None) -> Llm:
+    """An agent step; `expects` maps each output name to what it should hold."""
+    return Llm(prompt, dict(expects) if expects else {})
 
 
 def call_script(name: str, request: str = "", working_dir: Optional[Path] = None) -> CallScript:
-    """Run the script `name` with `request` as its arguments, in `working_dir` (the caller's by default)."""
-    return CallScript(name=name, request=request, working_dir=working_dir)
+    """Run another script (`name` with `/` or `:` between segments), in `working_dir` when given."""
+    return CallScript(name, request, working_dir)
