@@ -143,6 +143,12 @@ export interface Capability<I extends z.ZodType = z.ZodType, O extends z.ZodType
    */
   forwards?: (input: unknown) => { name: string; input: unknown };
   /**
+   * It runs other capabilities' code on the caller's behalf (the hook tools' plugin hooks, an agent's built-in
+   * tools), and runs only what that caller could call directly (`mayCallThrough`, docs/security.md rule 2).
+   * Declared so that test/policy/call-through.test.ts checks each one; `forwards` implies it.
+   */
+  reachesOthers?: true;
+  /**
    * Seen whatever the caller's exposure filter (`[expose]`, a token's, `--only`); roles still apply. Only for tools
    * that reveal or run nothing the filter hides (the catalog's: a filter that lets `task.*` through searches those).
    */

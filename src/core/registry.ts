@@ -46,6 +46,19 @@ export function visible(
 }
 
 /**
+ * Rule 2 of docs/security.md: a capability that runs other capabilities on a caller's behalf (catalog.call's target,
+ * the plugin hooks a hook tool dispatches, an agent's built-in tools) runs only what that caller could call directly.
+ * The one check all of them make: the direct call's own check ({@link visible}) on the target's registry entry, or on
+ * its name where it has none (a hook with `mcp: false`, which a profile hiding `plugin.*` hides too).
+ *
+ * @example
+ * mayCallThrough(registry, ctx.principal, 'myplug.marker') // false when the caller's profile hides myplug.*
+ */
+export function mayCallThrough(registry: Registry, principal: Principal, name: string): boolean {
+  return visible(principal, registry.get(name)?.capability ?? { name });
+}
+
+/**
  * JSON Schemas by Zod schema, converted once per process: built-in capabilities are registered by every hub, and
  * the startup snapshot (src/snapshot.ts) converts theirs while it is built. Entries share the result; nothing
  * changes a tool's schema after it is made.

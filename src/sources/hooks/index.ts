@@ -3,6 +3,7 @@
 // rerouting — as tools, so any client, or another hub, can ask before it acts. Started after the plugins source,
 // whose dispatch they use.
 import type { Capability } from '../../core/capability.ts';
+import { mayCallThrough } from '../../core/registry.ts';
 import type { Source } from '../index.ts';
 import type { PluginsSource } from '../plugins/index.ts';
 import { hookPostTool } from './post-tool.ts';
@@ -23,7 +24,12 @@ export const hooksSource: Source = {
   start: async ({ services, env, sources }) => {
     const plugins = sources.get('plugins') as PluginsSource | undefined;
     if (!plugins) throw new Error('the hook tools need the plugins source, which starts before them (SOURCES)');
-    const deciders: HookDeciders = { projectDir: services.projectDir, env, dispatch: plugins.dispatch };
+    const deciders: HookDeciders = {
+      projectDir: services.projectDir,
+      env,
+      dispatch: plugins.dispatch,
+      mayCall: (principal, capability) => mayCallThrough(services.registry, principal, capability),
+    };
     const tools = hookTools(deciders);
     services.registry.batch(() => {
       for (const tool of tools) {

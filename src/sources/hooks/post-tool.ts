@@ -41,10 +41,11 @@ export function hookPostTool(deciders: HookDeciders) {
     input: PostToolInput,
     output: AfterToolOutput,
     policy: HOOK_TOOL_POLICY,
+    reachesOthers: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ tool, params, result, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PostToolUse', { sessionId, tool, params, result });
-      return { processed: true as const, ...(await pluginVerdict(deciders, event, ctx.signal)) };
+      return { processed: true as const, ...(await pluginVerdict(deciders, event, ctx)) };
     },
   });
 }

@@ -36,6 +36,7 @@ export function hookPreTool(deciders: HookDeciders) {
     input: PreToolInput,
     output: PreToolOutput,
     policy: HOOK_TOOL_POLICY,
+    reachesOthers: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ tool, params, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PreToolUse', { sessionId, tool, params });
@@ -43,7 +44,7 @@ export function hookPreTool(deciders: HookDeciders) {
         | { hookSpecificOutput: { permissionDecisionReason: string } }
         | undefined;
       if (rerouted) return { allow: false, reason: rerouted.hookSpecificOutput.permissionDecisionReason };
-      return pluginVerdict(deciders, event, ctx.signal);
+      return pluginVerdict(deciders, event, ctx);
     },
   });
 }

@@ -2,14 +2,17 @@
 // input stands for, and the plugins' verdict on it. The decisions themselves are the ones `switchboard hook …`
 // makes for Claude Code (src/sources/plugins/dispatch.ts, src/sources/scripts/hooks.ts); this only translates.
 import { z } from 'zod';
+import type { Principal } from '../../core/context.ts';
 import type { DispatchResult, HookEvent } from '../plugins/dispatch.ts';
 
 /** What a hook tool needs of the hub: the project, the environment, and the plugins' dispatch. */
 export interface HookDeciders {
   projectDir: string;
   env: NodeJS.ProcessEnv;
-  /** Run the plugin hooks an event matches (the plugins source's `dispatch`). */
-  dispatch(event: HookEvent, signal: AbortSignal): Promise<DispatchResult>;
+  /** Run the plugin hooks an event matches that `mayRun` allows (the plugins source's `dispatch`). */
+  dispatch(event: HookEvent, signal: AbortSignal, mayRun: (capability: string) => boolean): Promise<DispatchResult>;
+  /** Whether `principal` could call the hook `capability` directly (`mayCallThrough`, docs/security.md rule 2). */
+  mayCall(principal: Principal, capability: string): boolean;
 }
 
 /**
@@ -60,14 +63,17 @@ export function agentEvent(
 
 /**
  * The plugins' verdict on an event, in the tools' terms: a PreToolUse hook that exits 2 denies, a failing check after
- * a tool blocks (Claude Code's `decision: "block"`), and a failure that cannot block is passed on as the reason.
+ * a tool blocks (Claude Code's `decision: "block"`), and a failure that cannot block is passed on as the reason. Only
+ * the hooks the caller could call directly run: a hook its profile hides is not reached through a hook tool.
  */
 export async function pluginVerdict(
   deciders: HookDeciders,
   event: HookEvent,
-  signal: AbortSignal,
+  ctx: { signal: AbortSignal; principal: Principal },
 ): Promise<{ allow: boolean; reason?: string }> {
-  const { output, message } = await deciders.dispatch(event, signal);
+  const { output, message } = await deciders.dispatch(event, ctx.signal, (capability) =>
+    deciders.mayCall(ctx.principal, capability),
+  );
   if (output && 'hookSpecificOutput' in output)
     return { allow: false, reason: output.hookSpecificOutput.permissionDecisionReason };
   if (output) return { allow: false, reason: output.reason };

@@ -28,6 +28,7 @@ export function hookTodoWrite(deciders: HookDeciders) {
     input: TodoWriteInput,
     output: AfterToolOutput,
     policy: HOOK_TOOL_POLICY,
+    reachesOthers: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ todos, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'PostToolUse', {
@@ -36,7 +37,7 @@ export function hookTodoWrite(deciders: HookDeciders) {
         params: { todos },
         result: {},
       });
-      return { processed: true as const, ...(await pluginVerdict(deciders, event, ctx.signal)) };
+      return { processed: true as const, ...(await pluginVerdict(deciders, event, ctx)) };
     },
   });
 }

@@ -26,11 +26,12 @@ export function hookUserPrompt(deciders: HookDeciders) {
     input: UserPromptInput,
     output: UserPromptOutput,
     policy: HOOK_TOOL_POLICY,
+    reachesOthers: true,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ prompt, sessionId }, ctx) => {
       const event = agentEvent(deciders, 'UserPromptSubmit', { sessionId, prompt });
       const added = userPromptSubmit(event, { cwd: deciders.projectDir, env: deciders.env });
-      const { reason } = await pluginVerdict(deciders, event, ctx.signal);
+      const { reason } = await pluginVerdict(deciders, event, ctx);
       return { ...(added ? { modified: `${prompt}\n\n${added}` } : {}), ...(reason ? { reason } : {}) };
     },
   });

@@ -106,6 +106,8 @@ export async function dispatchEvent(
   discovery: Discovery,
   event: HookEvent,
   signal: AbortSignal,
+  /** Which hooks the caller could call directly (the hook tools: `mayCallThrough`); none given: the operator's CLI. */
+  mayRun: (capability: string) => boolean = () => true,
 ): Promise<DispatchResult> {
   const reports: HookReport[] = [];
   // Han's master switches in han.yml: `hooks.enabled: false` runs nothing, `cache: false` always runs,
@@ -122,6 +124,7 @@ export async function dispatchEvent(
     },
   };
   for (const { plugin, hook } of matchingHooks(discovery, event, host.projectDir)) {
+    if (!mayRun(hook.capability)) continue;
     reports.push(await runHook(host, plugin, hook, { cache: switches.cache !== false, signal, agent }));
   }
   const failed = reports.filter((r) => !r.ok && !r.nothingRan);

@@ -15,7 +15,7 @@ export interface PluginsSource extends RunningSource {
   /** Discover again now (the watcher does this by itself when a manifest changes). */
   refresh(): Promise<Discovery>;
   /** Run the plugin hooks an agent hook event matches and answer as `switchboard hook dispatch` does. */
-  dispatch(event: HookEvent, signal: AbortSignal): Promise<DispatchResult>;
+  dispatch(event: HookEvent, signal: AbortSignal, mayRun?: (capability: string) => boolean): Promise<DispatchResult>;
 }
 
 const WATCH_DEBOUNCE_MS = 100;
@@ -192,7 +192,7 @@ function start(ctx: SourceContext): PluginsSource {
     ready,
     discovery: () => current,
     refresh,
-    dispatch: (event, signal) => dispatchEvent(host, current, event, signal),
+    dispatch: (event, signal, mayRun) => dispatchEvent(host, current, event, signal, mayRun),
     async stop() {
       stopped = true;
       unsubscribeConfig();

@@ -75,6 +75,8 @@ export function agentStart(rt: AgentRuntime) {
     input: Input,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: rt.config().sync_timeout_ms },
+    // Its built-in tools run as the caller, narrowed (agentPrincipal): only what the caller could call itself.
+    reachesOthers: true,
     handle: async (input, ctx) =>
       present(
         rt,
