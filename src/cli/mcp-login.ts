@@ -4,8 +4,16 @@
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/load.ts';
 import { argv } from '../core/argv.ts';
+import { SwitchboardError } from '../core/errors.ts';
 import { login } from '../core/mcp-client/oauth/login.ts';
-import { loadSealingKey } from '../core/mcp-client/oauth/sealed.ts';
+import {
+  LOCAL_LOGIN,
+  legacyKeyOf,
+  migrateLoginKeys,
+  principalOptionKey,
+  SHARED_LOGIN,
+} from '../core/mcp-client/oauth/login-keys.ts';
+import { loadSealingKey, type SealingKey } from '../core/mcp-client/oauth/sealed.ts';
 import { startChild } from '../core/process.ts';
 import { openProjectStore } from '../hub.ts';
 import { resolveServer } from '../sources/upstream/resolve.ts';
@@ -39,17 +47,23 @@ function oauthServer(name: string, cwd: string) {
   return r.server;
 }
 
-/** Whose login: `--principal ID` (a token name or OAuth subject of a team hub), else the local person's. */
+/** Whose login: `--principal ID` (a token, `oauth:SUBJECT` or `agent:SESSION` of a team hub), else the local person's. */
 function keyOf(server: { oauth?: { shared: boolean } }, principal?: string): string {
   if (server.oauth?.shared) {
-    if (principal)
+    if (principal !== undefined)
       throw new CliError(
         'This server is shared (oauth.shared = true): one login serves everyone; drop --principal.',
         2,
       );
-    return '*';
+    return SHARED_LOGIN;
   }
-  return principal ?? 'local';
+  if (principal === undefined) return LOCAL_LOGIN;
+  try {
+    return principalOptionKey(principal);
+  } catch (err) {
+    if (err instanceof SwitchboardError) throw new CliError(err.message, 2);
+    throw err;
+  }
 }
 
 /** Start the desktop's browser on `url`, quietly; people without one copy the printed URL. */
@@ -86,14 +100,18 @@ export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> 
     if (!Number.isInteger(port) || port < 1 || port > 65535)
       throw new CliError(`--port: expected a port number 1-65535, got '${opts.port}'.`, 2);
   }
-  const sealingKey = loadSealingKey();
+  const sealingKey = loadSealingKey() as SealingKey;
   const store = await openProjectStore(opts.cwd);
   try {
+    // Logins stored under a token's bare name move to token:<name> first, so this login replaces the token's own.
+    const { kept } = await migrateLoginKeys(store.oauthLogins, () => sealingKey);
+    for (const k of kept)
+      process.stderr.write(`Note: the OAuth login ${k} stays under its old key, which no caller uses.\n`);
     const record = await login({
       server,
       key,
       store: store.oauthLogins,
-      sealingKey: sealingKey as NonNullable<typeof sealingKey>,
+      sealingKey,
       port,
       open: (url) => {
         process.stderr.write(`Open this URL to log in to '${name}':\n\n  ${url.href}\n\nWaiting for the redirect…\n`);
@@ -102,7 +120,7 @@ export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> 
     });
     if (opts.json) return printJson({ server: name, principal: key, scope: record.scope, expiresAt: record.expiresAt });
     process.stdout.write(
-      `Logged in to '${name}'${key === 'local' || key === '*' ? '' : ` as ${key}`}` +
+      `Logged in to '${name}'${key === LOCAL_LOGIN || key === SHARED_LOGIN ? '' : ` as ${key}`}` +
         `${record.scope ? ` (scope: ${record.scope})` : ''}${record.expiresAt ? `; the token expires ${record.expiresAt} and is refreshed before then` : ''}.\n` +
         'A running Switchboard on this project picks the login up within seconds.\n',
     );
@@ -115,12 +133,20 @@ export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> 
 export async function mcpLogout(name: string, opts: { cwd: string; principal?: string; all?: boolean }): Promise<void> {
   const store = await openProjectStore(opts.cwd);
   try {
-    const removed = opts.all
-      ? await store.oauthLogins.delete(name)
-      : await store.oauthLogins.delete(
-          name,
-          opts.principal ?? ((await store.oauthLogins.get(name, '*')) ? '*' : 'local'),
-        );
+    let removed: number;
+    if (opts.all) removed = await store.oauthLogins.delete(name);
+    else {
+      const key =
+        opts.principal !== undefined
+          ? keyOf({}, opts.principal)
+          : (await store.oauthLogins.get(name, SHARED_LOGIN))
+            ? SHARED_LOGIN
+            : LOCAL_LOGIN;
+      // A token's login stored before keys were namespaced (under its bare name) is that token's too.
+      const legacy = legacyKeyOf(key);
+      removed =
+        (await store.oauthLogins.delete(name, key)) + (legacy ? await store.oauthLogins.delete(name, legacy) : 0);
+    }
     process.stdout.write(
       removed
         ? `Logged out of '${name}' (${removed} login${removed === 1 ? '' : 's'} removed). Its tokens are gone from the store.\n`

@@ -2,13 +2,16 @@
 // resource server, and the rule every URL naming an authorization server or a public address follows.
 import { z } from 'zod';
 
+/** Whether a URL's hostname is this machine: `localhost`, 127.0.0.0/8 or `[::1]`. */
+export function isLoopbackHostname(hostname: string): boolean {
+  return /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(hostname);
+}
+
 /** Whether a URL may name an authorization server or a public address: https, or http on a loopback host (tests, local IdPs). */
 export function secureOrLoopback(text: string): boolean {
   try {
     const u = new URL(text);
-    return (
-      u.protocol === 'https:' || (u.protocol === 'http:' && /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])$/.test(u.hostname))
-    );
+    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHostname(u.hostname));
   } catch {
     return false;
   }

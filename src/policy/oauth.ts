@@ -60,6 +60,8 @@ export class OAuthResource {
     readonly settings: OAuthSettings,
     /** The resource identifier: this server's public origin (`[server] public_url`, else the bound URL). */
     readonly resource: string,
+    /** The clock the pause after a failed discovery is measured on (tests move it instead of waiting). */
+    private readonly now: () => number = Date.now,
   ) {
     this.audience = settings.audience ?? resource;
     this.audiences = settings.audience ? [settings.audience] : [resource, `${resource}/`];
@@ -117,7 +119,11 @@ export class OAuthResource {
           requiredClaims: ['iss', 'aud', 'exp', 'sub'],
         }));
       } catch (err) {
-        return this.refusal(err);
+        if (!keySetOutage(err)) return this.refusal(err);
+        // Not the caller's fault: 503, and no challenge.
+        const why = `the issuer's keys could not be fetched (${(err as Error).message})`;
+        this.keysFailed(keys, why);
+        return { ok: false, status: 503, message: `Cannot check OAuth tokens now: ${why}.` };
       }
       this.remember(token, claims);
     }
@@ -151,7 +157,17 @@ export class OAuthResource {
   private async keySet(): Promise<KeySet> {
     if (this.keys) return this.keys;
     try {
-      const uri = this.settings.jwks_uri ?? jwksUriOf(await this.issuerMetadata());
+      let uri = this.settings.jwks_uri;
+      if (uri === undefined) {
+        const meta = await this.issuerMetadata();
+        try {
+          uri = jwksUriOf(meta);
+        } catch (err) {
+          // Metadata that names no usable key set is a failed discovery: read again after the pause, not kept.
+          this.discoveryFailed((err as Error).message);
+          throw err;
+        }
+      }
       this.keys ??= createRemoteJWKSet(new URL(uri), { cooldownDuration: this.settings.jwks_cooldown_ms });
       return this.keys;
     } catch (err) {
@@ -159,18 +175,35 @@ export class OAuthResource {
     }
   }
 
+  /**
+   * The key set at a discovered `jwks_uri` could not be fetched: the issuer may have moved it, so its metadata is
+   * read again after the pause (a configured `jwks_uri` is jose's to retry). Only the set that failed is dropped,
+   * not one a newer discovery made meanwhile.
+   */
+  private keysFailed(keys: KeySet, message: string): void {
+    if (this.settings.jwks_uri !== undefined || this.keys !== keys) return;
+    this.keys = undefined;
+    this.discoveryFailed(message);
+  }
+
+  private discoveryFailed(message: string): void {
+    this.issuerMeta = undefined;
+    this.discoveryError = { at: this.now(), message };
+  }
+
   /** The issuer's metadata (keys, endpoints), read once; after a failure it is asked for again only after a pause. */
   issuerMetadata(): Promise<IssuerMetadata> {
     if (this.issuerMeta) return Promise.resolve(this.issuerMeta);
     const failed = this.discoveryError;
-    if (failed && Date.now() - failed.at < DISCOVERY_RETRY_MS) return Promise.reject(new Error(failed.message));
+    if (failed && this.now() - failed.at < DISCOVERY_RETRY_MS) return Promise.reject(new Error(failed.message));
     this.discovering ??= discoverIssuerMetadata(this.settings.issuer)
       .then((meta) => {
         this.issuerMeta = meta;
+        this.discoveryError = undefined;
         return meta;
       })
       .catch((err: Error) => {
-        this.discoveryError = { at: Date.now(), message: err.message };
+        this.discoveryFailed(err.message);
         throw err;
       })
       .finally(() => {
@@ -192,7 +225,7 @@ export class OAuthResource {
     this.remembered.set(token, { claims, expiresMs: Number(claims.exp) * 1000 });
   }
 
-  /** What was wrong with a token, said so its holder can act on it; key-set outages are 503, not the caller's fault. */
+  /** What was wrong with a token, said so its holder can act on it. */
   private refusal(err: unknown): OAuthCheck {
     const invalid = (message: string): OAuthCheck => ({ ok: false, status: 401, error: 'invalid_token', message });
     if (err instanceof errors.JWTExpired) return invalid('The access token has expired; get a new one.');
@@ -221,20 +254,18 @@ export class OAuthResource {
       return invalid(
         `The access token is signed with an algorithm not accepted here; accepted: ${ALGORITHMS.join(', ')}.`,
       );
-    // A key set that cannot be fetched or read (timeout, HTTP error: jose's generic error, network) is an outage.
-    if (
-      !(err instanceof errors.JOSEError) ||
-      err.code === 'ERR_JOSE_GENERIC' ||
-      err instanceof errors.JWKSTimeout ||
-      err instanceof errors.JWKSInvalid
-    )
-      return {
-        ok: false,
-        status: 503,
-        message: `Cannot check OAuth tokens now: the issuer's keys could not be fetched (${(err as Error).message}).`,
-      };
-    return invalid(`The access token is not a well-formed signed JWT (${err.message}).`);
+    return invalid(`The access token is not a well-formed signed JWT (${(err as Error).message}).`);
   }
+}
+
+/** A key set that cannot be fetched or read (timeout, HTTP error: jose's generic error, network): an outage. */
+function keySetOutage(err: unknown): boolean {
+  return (
+    !(err instanceof errors.JOSEError) ||
+    err.code === 'ERR_JOSE_GENERIC' ||
+    err instanceof errors.JWKSTimeout ||
+    err instanceof errors.JWKSInvalid
+  );
 }
 
 /** Space-separated words (`scope`) or an array of strings (`scp`, groups); anything else gives none. */

@@ -3,8 +3,12 @@
 // URL the command prints.
 import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { urlRefusal } from '../../src/core/mcp-client/oauth/discovery-fetch.ts';
+import { SqliteStore } from '../../src/store/sqlite/index.ts';
 import { BIN, childEnv, runCli, tempProject } from '../helpers/cli.ts';
 import { followAuthorization, type ProtectedServer, useOAuthWorld } from '../helpers/oauth-upstream.ts';
 
@@ -14,12 +18,12 @@ beforeAll(() => {
   mcp = world.mcp();
 });
 
-function project(oauth = 'oauth = {}\n'): string {
+function project(oauth = 'oauth = {}\n', url = mcp.url): string {
   const dir = tempProject();
   mkdirSync(join(dir, '.switchboard'));
   writeFileSync(
     join(dir, '.switchboard', 'config.toml'),
-    `[[servers]]\nname = "notes"\nurl = "${mcp.url}"\nstartup_timeout_ms = 10000\n${oauth}`,
+    `[[servers]]\nname = "notes"\nurl = "${url}"\nstartup_timeout_ms = 10000\n${oauth}`,
   );
   return dir;
 }
@@ -102,6 +106,21 @@ describe('switchboard mcp login', () => {
     expect(r.stderr).toContain(`chmod 600 ${key}`);
   });
 
+  it('refuses --principal local (the local login), and logs a token out of a login stored under its bare name', async () => {
+    const dir = project();
+    const r = await runCli(dir, ['mcp', 'login', 'notes', '--principal', 'local', '--no-browser']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "--principal 'local' would name the local login: leave --principal out for that; a token named 'local' is --principal token:local.",
+    );
+    // A token's login as it was keyed before keys were namespaced.
+    const store = SqliteStore.open(join(dir, '.switchboard', 'state.db'));
+    await store.oauthLogins.put({ server: 'notes', principal: 'alice', sealed: 'v1.AAAA', state: 'active' });
+    await store.close();
+    const out = await runCli(dir, ['mcp', 'logout', 'notes', '--principal', 'alice']);
+    expect(out.stdout).toContain("Logged out of 'notes' (1 login removed)");
+  });
+
   it('refuses oauth on a stdio server, naming the server', async () => {
     const dir = tempProject();
     mkdirSync(join(dir, '.switchboard'));
@@ -112,5 +131,171 @@ describe('switchboard mcp login', () => {
     const r = await runCli(dir, ['mcp', 'list', '--status']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("server 'local' runs a command: OAuth is for remote servers");
+  });
+});
+
+interface Answer {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+/** A loopback server answering each request with what `answer` says for its path (else 404); it notes every path. */
+async function stub(): Promise<{
+  origin: string;
+  requested: string[];
+  answer: (path: string) => Answer | undefined;
+  server: Server;
+}> {
+  const state = {
+    origin: '',
+    requested: [] as string[],
+    answer: (_path: string): Answer | undefined => undefined,
+    server: createServer((req, res) => {
+      state.requested.push(req.url ?? '');
+      req.resume();
+      const a = state.answer(req.url ?? '') ?? { status: 404 };
+      res.writeHead(a.status, a.headers).end(a.body ?? '');
+    }),
+  };
+  await new Promise<void>((r) => state.server.listen(0, '127.0.0.1', () => r()));
+  state.origin = `http://127.0.0.1:${(state.server.address() as AddressInfo).port}`;
+  return state;
+}
+
+const json = (body: unknown): Answer => ({
+  status: 200,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify(body),
+});
+
+describe('mcp login fetches only what the OAuth specifications allow', () => {
+  // The upstream MCP server, and another service on another origin that it (or its metadata) names.
+  let up: Awaited<ReturnType<typeof stub>>;
+  let other: Awaited<ReturnType<typeof stub>>;
+  const PRM = '/.well-known/oauth-protected-resource/mcp';
+  const SECRET = '<html><h1>INTERNAL-ONLY payroll dashboard</h1></html>';
+  beforeAll(async () => {
+    up = await stub();
+    other = await stub();
+  });
+  afterAll(async () => {
+    for (const s of [up, other]) await new Promise((r) => s.server.close(r));
+  });
+
+  /** The upstream challenges every MCP request, naming `resourceMetadata`, and serves `routes`; then `mcp login`. */
+  async function loginAgainst(
+    resourceMetadata: string,
+    routes: Record<string, Answer>,
+    otherRoutes: Record<string, Answer> = {},
+  ) {
+    up.answer = (path) =>
+      routes[path] ??
+      (path.startsWith('/mcp')
+        ? {
+            status: 401,
+            headers: { 'www-authenticate': `Bearer resource_metadata="${resourceMetadata}", scope="read"` },
+          }
+        : undefined);
+    other.answer = (path) => otherRoutes[path];
+    other.requested.length = 0;
+    const r = await runCli(project('oauth = {}\n', `${up.origin}/mcp`), ['mcp', 'login', 'notes', '--no-browser'], {
+      timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(1);
+    return r.stderr;
+  }
+
+  it('allows https, and loopback only for a server on loopback', () => {
+    const remote = new URL('https://mcp.example.com/mcp');
+    const local = new URL('http://127.0.0.1:7000/mcp');
+    expect(urlRefusal(new URL('https://login.example.com/token'), remote)).toBeUndefined();
+    expect(urlRefusal(new URL('http://127.0.0.1:9000/token'), local)).toBeUndefined();
+    expect(
+      urlRefusal(new URL('https://mcp.example.com/.well-known/oauth-protected-resource/mcp'), remote),
+    ).toBeUndefined();
+    expect(urlRefusal(new URL('https://127.0.0.1/token'), remote)).toBe(
+      'a loopback address is reached only for a server that is itself on loopback (this one is https://mcp.example.com)',
+    );
+    expect(urlRefusal(new URL('http://[::1]:8080/'), remote)).toMatch(/^a loopback address is reached only/);
+    expect(urlRefusal(new URL('http://login.example.com/'), remote)).toMatch(
+      /^an authorization server is reached over https only/,
+    );
+    expect(urlRefusal(new URL('https://other.example.com/.well-known/oauth-protected-resource'), remote)).toMatch(
+      /^protected resource metadata is read only from the server's own origin \(https:\/\/mcp.example.com\)/,
+    );
+  });
+
+  it("reads protected resource metadata only from the server's own origin", async () => {
+    const stderr = await loginAgainst(`${other.origin}${PRM}`, {}, { [PRM]: json({ resource: `${up.origin}/mcp` }) });
+    expect(stderr).toContain(
+      `Not fetching ${other.origin}${PRM} for the OAuth login to 'notes': protected resource metadata is read only from the server's own origin (${up.origin}), as RFC 9728 locates it.`,
+    );
+    expect(other.requested).toEqual([]);
+  });
+
+  it('reaches an authorization server over https only (http only on loopback)', async () => {
+    const stderr = await loginAgainst(`${up.origin}${PRM}`, {
+      [PRM]: json({ resource: `${up.origin}/mcp`, authorization_servers: ['http://auth.invalid'] }),
+    });
+    expect(stderr).toContain(
+      "Not fetching http://auth.invalid/.well-known/oauth-authorization-server for the OAuth login to 'notes': an authorization server is reached over https only (http only on loopback, for a server on loopback).",
+    );
+  });
+
+  it('follows no redirect to another origin', async () => {
+    const stderr = await loginAgainst(`${up.origin}${PRM}`, {
+      [PRM]: { status: 302, headers: { location: `${other.origin}/prm` } },
+    });
+    expect(stderr).toContain(
+      `Not following the redirect from ${up.origin}${PRM} to ${other.origin}/prm for the OAuth login to 'notes': a redirect to another origin is not followed`,
+    );
+    expect(other.requested).toEqual([]);
+  });
+
+  it("never prints another service's body, and names what it answered instead", async () => {
+    const asMetadata = {
+      issuer: other.origin,
+      authorization_endpoint: `${other.origin}/authorize`,
+      token_endpoint: `${other.origin}/token`,
+      registration_endpoint: `${other.origin}/register`,
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+    };
+    const prm = { [PRM]: json({ resource: `${up.origin}/mcp`, authorization_servers: [other.origin] }) };
+    const page = { status: 400, headers: { 'content-type': 'text/html' }, body: SECRET };
+    // Registration refused with an HTML page.
+    let stderr = await loginAgainst(`${up.origin}${PRM}`, prm, {
+      '/.well-known/oauth-authorization-server': json(asMetadata),
+      '/register': page,
+    });
+    expect(stderr).toContain(
+      `${other.origin}/register answered HTTP 400 with text/html (${SECRET.length} bytes), which is not an OAuth error response; its body is not shown.`,
+    );
+    expect(stderr).not.toContain('INTERNAL-ONLY');
+    // Metadata that is a page, not JSON.
+    stderr = await loginAgainst(`${up.origin}${PRM}`, prm, {
+      '/.well-known/oauth-authorization-server': { ...page, status: 200 },
+    });
+    expect(stderr).toContain(
+      `${other.origin}/.well-known/oauth-authorization-server answered HTTP 200 with text/html (${SECRET.length} bytes), not the JSON document OAuth exchanges; its body is not shown.`,
+    );
+    expect(stderr).not.toContain('INTERNAL-ONLY');
+    // An OAuth error response keeps its error fields: they are what the person needs to fix the client.
+    stderr = await loginAgainst(`${up.origin}${PRM}`, prm, {
+      '/.well-known/oauth-authorization-server': json(asMetadata),
+      '/register': {
+        status: 400,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          error: 'invalid_redirect_uri',
+          error_description: 'loopback redirects are not allowed',
+          trace: SECRET,
+        }),
+      },
+    });
+    expect(stderr).toContain('invalid_redirect_uri');
+    expect(stderr).toContain('loopback redirects are not allowed');
+    expect(stderr).not.toContain('INTERNAL-ONLY');
   });
 });

@@ -30,6 +30,10 @@ export interface TestIssuer {
   addPublicClient(clientId: string, redirectUri: string): void;
   /** Publish a new signing key before the old one and sign with it from now on (the old one stays published). */
   rotate(): Promise<void>;
+  /** While set, answers a request path (e.g. `/jwks`) in the server's place when it returns an answer (an outage). */
+  override?: (path: string) => { status: number; body?: unknown } | undefined;
+  /** The paths requested so far, in order. */
+  requested: string[];
   stop(): Promise<void>;
 }
 
@@ -47,7 +51,15 @@ export function signToken(key: SigningKey, claims: JWTPayload): Promise<string> 
 export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<TestIssuer> {
   const keys = opts.keys ?? [await newSigningKey('key-1')];
   let provider: any;
+  let state: TestIssuer | undefined;
   const server: Server = createServer((req, res) => {
+    state?.requested.push(req.url ?? '');
+    const answer = state?.override?.(req.url ?? '');
+    if (answer) {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+      return;
+    }
     if (req.url?.startsWith('/interaction/')) {
       interact(provider, req, res).catch((err) => {
         res.statusCode = 500;
@@ -62,9 +74,10 @@ export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<T
   const publicClients: PublicClient[] = [];
   provider = build(issuer, keys, publicClients);
 
-  return {
+  state = {
     issuer,
     keys,
+    requested: [],
     async clientToken({ resource, scope, client = 'robot' }) {
       const res = await fetch(`${issuer}/token`, {
         method: 'POST',
@@ -113,6 +126,7 @@ export async function startIssuer(opts: { keys?: SigningKey[] } = {}): Promise<T
         server.close(() => resolve());
       }),
   };
+  return state;
 }
 
 interface PublicClient {

@@ -14,7 +14,7 @@ import { looksLikeJwt, OAuthResource, type OAuthSettings } from '../../src/polic
 import { discoverJwksUri, metadataUrls } from '../../src/policy/oauth-discovery.ts';
 import { generateToken } from '../../src/policy/tokens.ts';
 import { SqliteStore } from '../../src/store/sqlite/index.ts';
-import { newSigningKey, signToken } from '../helpers/oidc-issuer.ts';
+import { newSigningKey, signToken, startIssuer } from '../helpers/oidc-issuer.ts';
 
 const settings = (extra: Partial<OAuthSettings> = {}): OAuthSettings =>
   ConfigSchema.parse({
@@ -116,6 +116,83 @@ describe('issuer metadata', () => {
     expect(malformed).toMatchObject({ ok: false, status: 401 });
     expect(!malformed.ok && malformed.message).toMatch(/^The access token is not a well-formed signed JWT/);
     await store.close();
+  });
+});
+
+describe('recovering from an identity provider outage without a restart', () => {
+  const RESOURCE = 'http://127.0.0.1:7777';
+  const METADATA = '/.well-known/oauth-authorization-server'; // RFC 8414, read first
+  const req = (bearer: string) => ({ headers: { authorization: `Bearer ${bearer}` } }) as IncomingMessage;
+
+  /** A resource server on a real issuer whose clock the test moves, and a client-credentials token from it. */
+  async function world() {
+    const issuer = await startIssuer();
+    const clock = { now: Date.now() };
+    const store = SqliteStore.open(':memory:');
+    const auth = new HttpAuth(store, () => ConfigSchema.parse({}), undefined, false);
+    auth.oauth = new OAuthResource(
+      settings({ issuer: issuer.issuer, roles: { 'switchboard:agent': ['agent'] } }),
+      RESOURCE,
+      () => clock.now,
+    );
+    const token = await issuer.clientToken({ resource: RESOURCE, scope: 'switchboard:agent' });
+    const metadataReads = () => issuer.requested.filter((p) => p === METADATA).length;
+    const close = async () => {
+      await store.close();
+      await issuer.stop();
+    };
+    return { issuer, clock, auth, token, metadataReads, close };
+  }
+
+  it('reads the metadata again after it briefly named a refused jwks_uri, once the pause has passed', async () => {
+    const w = await world();
+    try {
+      const real = (await (await fetch(`${w.issuer.issuer}${METADATA}`)).json()) as Record<string, unknown>;
+      w.issuer.override = (path) =>
+        path === METADATA ? { status: 200, body: { ...real, jwks_uri: 'http://keys.example.com/jwks' } } : undefined;
+      const refused = await w.auth.authenticate(req(w.token));
+      expect(refused).toMatchObject({ ok: false, status: 503 });
+      expect(!refused.ok && refused.message).toContain(
+        'gives jwks_uri http://keys.example.com/jwks, which is not https://',
+      );
+      // The provider is fixed. Within the pause the answer stands and the provider is not asked again.
+      w.issuer.override = undefined;
+      const reads = w.metadataReads();
+      expect(await w.auth.authenticate(req(w.token))).toMatchObject({ ok: false, status: 503 });
+      expect(w.metadataReads()).toBe(reads);
+      // After it, the metadata is read again and the same token is accepted.
+      w.clock.now += 5_001;
+      const ok = await w.auth.authenticate(req(w.token));
+      expect(ok, JSON.stringify(ok)).toMatchObject({ ok: true, principal: { id: 'oauth:robot', kind: 'oauth' } });
+      expect(w.metadataReads()).toBe(reads + 1);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('finds the key set again after the jwks_uri it discovered stopped answering', async () => {
+    const w = await world();
+    try {
+      // The provider briefly publishes its keys somewhere that does not answer.
+      const real = (await (await fetch(`${w.issuer.issuer}${METADATA}`)).json()) as Record<string, unknown>;
+      w.issuer.override = (path) =>
+        path === METADATA
+          ? { status: 200, body: { ...real, jwks_uri: `${w.issuer.issuer}/moved-jwks` } }
+          : path === '/moved-jwks'
+            ? { status: 502 }
+            : undefined;
+      const down = await w.auth.authenticate(req(w.token));
+      expect(down).toMatchObject({ ok: false, status: 503 });
+      expect(!down.ok && down.message).toMatch(
+        /^Cannot check OAuth tokens now: the issuer's keys could not be fetched/,
+      );
+      w.issuer.override = undefined;
+      w.clock.now += 5_001;
+      const ok = await w.auth.authenticate(req(w.token));
+      expect(ok, JSON.stringify(ok)).toMatchObject({ ok: true, principal: { id: 'oauth:robot' } });
+    } finally {
+      await w.close();
+    }
   });
 });
 

@@ -5,8 +5,9 @@
 import type { Principal } from '../../core/context.ts';
 import type { Catalog } from '../../core/mcp-client/catalog.ts';
 import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import { LOCAL_LOGIN, loginKey, migrateLoginKeys } from '../../core/mcp-client/oauth/login-keys.ts';
 import { loadSealingKey, type SealingKey } from '../../core/mcp-client/oauth/sealed.ts';
-import { loginKey, OAuthSession } from '../../core/mcp-client/oauth/session.ts';
+import { OAuthSession } from '../../core/mcp-client/oauth/session.ts';
 import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
 import type { SourceContext } from '../index.ts';
 
@@ -14,6 +15,8 @@ export class OAuthPool {
   /** By server, then login key. */
   private readonly pools = new Map<string, Map<string, UpstreamConnection>>();
   private sealingKey?: SealingKey;
+  /** Logins stored under old keys re-keyed (once, before any login is read). */
+  private migrated?: Promise<void>;
 
   constructor(
     private readonly ctx: SourceContext,
@@ -24,13 +27,29 @@ export class OAuthPool {
   /** The login of `server` for `key`, sealed with the key kept outside the store (read once, on first need). */
   session(server: ResolvedServer, key: string): OAuthSession {
     this.sealingKey ??= loadSealingKey(this.ctx.env);
+    this.migrated ??= this.migrateKeys(this.sealingKey as SealingKey);
     return new OAuthSession({
       server,
       key,
       store: this.ctx.services.store.oauthLogins,
       sealingKey: this.sealingKey as SealingKey,
       mode: { kind: 'hub' },
+      ready: this.migrated,
     });
+  }
+
+  /** Re-key logins stored under a token's bare name (login-keys.ts), saying what moved and what could not. */
+  private async migrateKeys(sealingKey: SealingKey): Promise<void> {
+    const log = this.ctx.services.logger;
+    try {
+      const { moved, superseded, kept } = await migrateLoginKeys(this.ctx.services.store.oauthLogins, () => sealingKey);
+      if (moved.length || superseded.length)
+        log.info({ moved, superseded }, 'OAuth logins of tokens re-keyed to token:<name>');
+      for (const k of kept)
+        log.warn(`OAuth login ${k} was left under its old key, which no caller uses any more; log in again for it.`);
+    } catch (err) {
+      log.warn(`OAuth logins stored under old keys could not be re-keyed now: ${(err as Error).message}`);
+    }
   }
 
   /**
@@ -41,7 +60,7 @@ export class OAuthPool {
     const oauth = primary.server.oauth;
     if (!oauth || oauth.shared || !principal) return primary;
     const key = loginKey(principal, false);
-    if (key === 'local') return primary;
+    if (key === LOCAL_LOGIN) return primary;
     let pool = this.pools.get(primary.name);
     if (!pool) {
       pool = new Map();

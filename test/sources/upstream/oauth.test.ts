@@ -4,13 +4,17 @@
 // scope step-up, one connection per principal, and the tokens sealed at rest.
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/context.ts';
 import { login } from '../../../src/core/mcp-client/oauth/login.ts';
-import { keyFilePath, loadSealingKey, unseal } from '../../../src/core/mcp-client/oauth/sealed.ts';
+import { migrateLoginKeys, principalOptionKey } from '../../../src/core/mcp-client/oauth/login-keys.ts';
+import { keyFilePath, loadSealingKey, loginAad, seal, unseal } from '../../../src/core/mcp-client/oauth/sealed.ts';
 import { OAuthSession } from '../../../src/core/mcp-client/oauth/session.ts';
 import type { ResolvedServer } from '../../../src/core/mcp-client/server-spec.ts';
+import { generateToken, hashToken } from '../../../src/policy/tokens.ts';
+import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
 import { resolveServer } from '../../../src/sources/upstream/resolve.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
@@ -58,8 +62,9 @@ async function logIn(hub: TestHub, key = 'local', user = 'alice') {
   return record;
 }
 
-async function hubWithNotes(oauth: Record<string, unknown> = {}): Promise<TestHub> {
-  const dir = projectWith([{ name: 'notes', url: mcp.url, oauth, startup_timeout_ms: 10_000 }, fixtureStdio('plain')]);
+async function hubWithNotes(oauth: Record<string, unknown> = {}, project?: string): Promise<TestHub> {
+  const dir =
+    project ?? projectWith([{ name: 'notes', url: mcp.url, oauth, startup_timeout_ms: 10_000 }, fixtureStdio('plain')]);
   const hub = await testHub({ cwd: dir });
   await hub.ready();
   return hub;
@@ -207,7 +212,7 @@ describe('upstream OAuth', () => {
     try {
       await logIn(hub, 'local', 'alice');
       await waitFor(() => view(hub)?.status === 'connected', 10_000, 'connected');
-      await logIn(hub, 'bob', 'bob');
+      await logIn(hub, 'token:bob', 'bob');
       const bob: Principal = { id: 'bob', roles: ['*'], kind: 'token' };
       const carol: Principal = { id: 'carol', roles: ['*'], kind: 'token' };
       const stdio: Principal = { id: 'stdio', roles: ['*'], kind: 'stdio' };
@@ -217,13 +222,123 @@ describe('upstream OAuth', () => {
       const denied = await hub.call('notes__whoami', {}, carol);
       expect(denied.ok).toBe(false);
       if (!denied.ok) {
-        expect(denied.error.message).toContain('switchboard mcp login notes --principal carol');
+        expect(denied.error.message).toContain('switchboard mcp login notes --principal token:carol');
         expect(denied.error.details).toMatchObject({ loginRequired: true });
       }
       expect(mcp.calls.map((c) => c.sub)).toEqual(['bob', 'alice']);
     } finally {
       await hub.close();
     }
+  });
+
+  it("a token named local gets neither the operator's login nor an OAuth user's (real tokens over HTTP)", async () => {
+    const hub = await hubWithNotes();
+    const tokens: Record<string, string> = {};
+    for (const name of ['local', 'bob']) {
+      tokens[name] = generateToken();
+      await hub.services.store.tokens.create({ name, hash: hashToken(tokens[name]), roles: ['*'], expiresAt: null });
+    }
+    const http = await serveHttp(hub, { host: '127.0.0.1', port: 0 });
+    const clients: Client[] = [];
+    const whoamiAsToken = async (name: string) => {
+      const client = new Client({ name: 'caller', version: '1.0.0' });
+      clients.push(client);
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${tokens[name]}` } },
+        }),
+      );
+      const result = await client.callTool({ name: 'notes__whoami', arguments: {} });
+      return { isError: result.isError === true, text: (result.content as Array<{ text: string }>)[0]?.text };
+    };
+    try {
+      await logIn(hub, 'local', 'alice'); // the operator's own login
+      await waitFor(() => view(hub)?.status === 'connected', 10_000, 'connected');
+      await logIn(hub, 'oauth:bob', 'bob'); // the login of the OAuth caller whose subject is bob
+      mcp.calls.length = 0;
+      // The token named local is not the local person; the token bob is not the OAuth caller bob.
+      for (const name of ['local', 'bob']) {
+        const out = await whoamiAsToken(name);
+        expect(out.isError, `token '${name}' was served: ${out.text}`).toBe(true);
+        expect(out.text).toContain(
+          `needs a login (not logged in). Run: switchboard mcp login notes --principal token:${name}`,
+        );
+      }
+      expect(mcp.calls).toEqual([]);
+      // The callers those logins belong to keep them.
+      expect(text(await hub.call('notes__whoami', {}, { id: 'oauth:bob', roles: ['*'], kind: 'oauth' }))).toBe('bob');
+      expect(text(await hub.call('notes__whoami', {}, { id: 'stdio', roles: ['*'], kind: 'stdio' }))).toBe('alice');
+      // The token named local logs in for itself with the command it was given.
+      await logIn(hub, principalOptionKey('token:local'), 'mallory');
+      await waitFor(async () => (await whoamiAsToken('local')).text === 'mallory', 10_000, "token local's own login");
+      expect(mcp.calls.map((c) => c.sub)).toEqual(expect.arrayContaining(['bob', 'alice', 'mallory']));
+      expect(mcp.calls.filter((c) => c.sub !== 'mallory').length).toBe(2);
+    } finally {
+      for (const c of clients) await c.close().catch(() => {});
+      await http.close();
+      await hub.close();
+    }
+  });
+
+  it("re-keys a token's login stored under its bare name to token:NAME, and keeps one it cannot open", async () => {
+    const first = await hubWithNotes();
+    await logIn(first, 'local', 'alice'); // the tools are listed through the local login
+    await logIn(first, 'bob', 'bob'); // how a token's login was keyed before: its bare name
+    const sealingKey = loadSealingKey(env(first)) as NonNullable<ReturnType<typeof loadSealingKey>>;
+    // A login sealed with a key this hub does not have: it must stay where it is, not vanish.
+    const foreign = { key: Buffer.alloc(32, 9), source: 'another key' };
+    const carol = await first.services.store.oauthLogins.get('notes', 'bob');
+    await first.services.store.oauthLogins.put({
+      ...(carol as NonNullable<typeof carol>),
+      principal: 'carol',
+      sealed: seal(foreign, '{}', loginAad('notes', 'carol')),
+    });
+    await first.close();
+
+    const hub = await hubWithNotes({}, first.dir);
+    try {
+      const bob: Principal = { id: 'bob', roles: ['*'], kind: 'token' };
+      await waitFor(async () => (await hub.call('notes__whoami', {}, bob)).ok, 10_000, "bob's re-keyed login");
+      expect(text(await hub.call('notes__whoami', {}, bob))).toBe('bob');
+      const logins = await hub.services.store.oauthLogins.list('notes');
+      expect(logins.map((l) => l.principal).sort()).toEqual(['carol', 'local', 'token:bob']);
+      const moved = logins.find((l) => l.principal === 'token:bob') as (typeof logins)[number];
+      expect(
+        JSON.parse(unseal(sealingKey, moved.sealed, loginAad('notes', 'token:bob'))).tokens.access_token,
+      ).toBeTruthy();
+      // Run again (another instance, another process): nothing moves twice; the unopenable one is reported each time.
+      const again = await migrateLoginKeys(hub.services.store.oauthLogins, () => sealingKey);
+      expect(again.moved).toEqual([]);
+      expect(again.kept).toEqual([expect.stringContaining('notes: carol → token:carol (The stored OAuth login')]);
+      // A login under the new key supersedes a leftover under the old one (a crash between the two writes).
+      await hub.services.store.oauthLogins.put({ ...moved, principal: 'bob', sealed: moved.sealed });
+      expect((await migrateLoginKeys(hub.services.store.oauthLogins, () => sealingKey)).superseded).toEqual([
+        'notes: bob → token:bob',
+      ]);
+      expect(await hub.services.store.oauthLogins.get('notes', 'bob')).toBeUndefined();
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('reads --principal as a namespaced caller, a bare name as a token, and refuses local and *', () => {
+    expect(principalOptionKey('alice')).toBe('token:alice');
+    expect(principalOptionKey('token:local')).toBe('token:local');
+    expect(principalOptionKey('oauth:alice')).toBe('oauth:alice');
+    expect(principalOptionKey('agent:s1')).toBe('agent:s1');
+    expect(() => principalOptionKey('ci:main')).toThrow(
+      "--principal 'ci:main' names no caller: expected a token name (or token:NAME), oauth:SUBJECT or agent:SESSION.",
+    );
+    expect(() => principalOptionKey('local')).toThrow(
+      "--principal 'local' would name the local login: leave --principal out for that; a token named 'local' is --principal token:local.",
+    );
+    expect(() => principalOptionKey('*')).toThrow(/would name the shared login/);
+    expect(() => principalOptionKey('a b')).toThrow(
+      "--principal 'a b': 'a b' is not a token name (1 to 64 characters from A-Z, a-z, 0-9, '_', '.' and '-').",
+    );
+    expect(() => principalOptionKey('oauth:')).toThrow(
+      "--principal 'oauth:' names no caller: expected a token name (or token:NAME), oauth:SUBJECT or agent:SESSION.",
+    );
   });
 
   it('a shared server uses one login for every caller', async () => {

@@ -17,6 +17,7 @@ import type { OAuthLogin, OAuthLoginStore } from '../../../store/contract.ts';
 import { version } from '../../../version.ts';
 import { SwitchboardError } from '../../errors.ts';
 import type { ResolvedServer } from '../server-spec.ts';
+import { discoveryFetch, OAuthFetchRefused, urlRefusal } from './discovery-fetch.ts';
 import type { SealingKey } from './sealed.ts';
 import { OAuthSession } from './session.ts';
 
@@ -54,18 +55,25 @@ export async function login(opts: LoginOptions): Promise<OAuthLogin> {
   const state = randomBytes(16).toString('base64url');
   const listener = await listen(opts.port ?? 0, state, opts.server.name);
   try {
+    // Every request of the flow goes through the rules of discovery-fetch.ts; so does the URL shown to the person.
+    const fetchFn = discoveryFetch(opts.server.name, serverUrl, opts.fetchFn);
+    const open = (url: URL) => {
+      const why = urlRefusal(url, new URL(serverUrl));
+      if (why)
+        throw new OAuthFetchRefused(`Not opening ${url.href} for the OAuth login to '${opts.server.name}': ${why}.`);
+      return opts.open(url);
+    };
     const session = new OAuthSession({
       server: opts.server,
       key: opts.key,
       store: opts.store,
       sealingKey: opts.sealingKey,
-      mode: { kind: 'login', redirectUrl: listener.redirectUrl, open: opts.open, state },
-      ...(opts.fetchFn ? { fetchFn: opts.fetchFn } : {}),
+      mode: { kind: 'login', redirectUrl: listener.redirectUrl, open, state },
+      fetchFn,
     });
     const previous = await session.load().catch(() => undefined);
     session.startOver();
-    const fetchFn = opts.fetchFn ?? fetch;
-    const challenge = await probe(serverUrl, fetchFn);
+    const challenge = await probe(serverUrl, opts.fetchFn ?? fetch);
     const configured = opts.server.oauth?.scopes.length ? opts.server.oauth.scopes.join(' ') : undefined;
     const scope = computeScopeUnion(challenge.scope, configured, previous?.requiredScope ?? undefined);
     const common = {

@@ -67,6 +67,11 @@ export function loadSealingKey(env: NodeJS.ProcessEnv = process.env, create = tr
   return { key: decodeKey(readFileSync(file, 'utf8'), file), source: file };
 }
 
+/** What binds a login's sealed text to its record: the server and the login key, so a copy into another record fails. */
+export function loginAad(server: string, key: string): string {
+  return `${server}\u0000${key}`;
+}
+
 /** Seal `plaintext`: `v1.` + base64url(iv ‖ tag ‖ ciphertext). `aad` binds it to its record (server and principal). */
 export function seal(key: SealingKey, plaintext: string, aad: string): string {
   const iv = randomBytes(IV_BYTES);

@@ -15,7 +15,9 @@ import {
 import type { OAuthLogin, OAuthLoginStore } from '../../../store/contract.ts';
 import { SwitchboardError } from '../../errors.ts';
 import type { ResolvedServer } from '../server-spec.ts';
-import { type SealingKey, seal, unseal } from './sealed.ts';
+import { discoveryFetch } from './discovery-fetch.ts';
+import { loginCommand } from './login-keys.ts';
+import { loginAad, type SealingKey, seal, unseal } from './sealed.ts';
 
 /** What is sealed in a login record. */
 interface Credentials {
@@ -36,36 +38,21 @@ const REFRESH_MARGIN_MS = 60_000;
  */
 const RELOAD_MS = 5_000;
 
-/** Whose login a call uses: one login for a shared server, the local person's for local callers, else the caller's. */
-export function loginKey(principal: { id: string; kind?: string }, shared: boolean): string {
-  if (shared) return '*';
-  if (
-    principal.kind === undefined ||
-    principal.kind === 'stdio' ||
-    principal.kind === 'cli' ||
-    principal.kind === 'anonymous'
-  )
-    return 'local';
-  return principal.id;
-}
-
-/** The command that logs this key in, for messages. */
-export function loginCommand(server: string, key: string): string {
-  return `switchboard mcp login ${server}${key === 'local' || key === '*' ? '' : ` --principal ${key}`}`;
-}
-
 export type SessionMode =
   | { kind: 'login'; redirectUrl: string; open: (url: URL) => void | Promise<void>; state: string }
   | { kind: 'hub' };
 
 export interface SessionOptions {
   server: ResolvedServer;
+  /** Whose login (login-keys.ts). */
   key: string;
   store: OAuthLoginStore;
   sealingKey: SealingKey;
   mode: SessionMode;
   now?: () => number;
   fetchFn?: FetchLike;
+  /** Settled before the store is first read: the re-keying of logins stored under old keys (`migrateLoginKeys`). */
+  ready?: Promise<unknown>;
 }
 
 export class OAuthSession implements OAuthClientProvider {
@@ -83,7 +70,7 @@ export class OAuthSession implements OAuthClientProvider {
   }
 
   private get aad(): string {
-    return `${this.opts.server.name}\u0000${this.opts.key}`;
+    return loginAad(this.opts.server.name, this.opts.key);
   }
 
   get serverName(): string {
@@ -101,6 +88,7 @@ export class OAuthSession implements OAuthClientProvider {
 
   /** Read the record from the store (another process — `mcp login` — may have replaced it). */
   async load(): Promise<OAuthLogin | undefined> {
+    await this.opts.ready;
     const record = await this.opts.store.get(this.opts.server.name, this.opts.key);
     this.loadedAt = this.now();
     this.record = record;
@@ -273,7 +261,7 @@ export class OAuthSession implements OAuthClientProvider {
         const url = this.opts.server.url as string;
         const result = await auth(this, {
           serverUrl: url,
-          ...(this.opts.fetchFn ? { fetchFn: this.opts.fetchFn } : {}),
+          fetchFn: this.opts.fetchFn ?? discoveryFetch(this.opts.server.name, url),
         });
         if (result !== 'AUTHORIZED') throw this.loginRequired();
       } catch (err) {
