@@ -64,8 +64,8 @@ ${setting('permission_mode', claude.permission_mode, 'the most any claude-cli se
 # args = ["-y", "@modelcontextprotocol/server-filesystem", "."]
 #
 # [[servers]]
-# name = "remote-api"
-# url = "https://mcp.example.com/mcp"
-# headers = { Authorization = "Bearer \${MCP_API_TOKEN}" }   # \${VAR} expands when the server connects
+# name = "tickets"
+# url = "https://tickets.example.org/mcp"
+# headers = { Authorization = "Bearer \${TICKETS_TOKEN}" }   # \${VAR} expands when the server connects
 `;
 }

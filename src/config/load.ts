@@ -84,7 +84,7 @@ export function expandAll(value: unknown, field = '', env: NodeJS.ProcessEnv = p
   if (typeof value === 'string') return expandString(value, field || '(root)', env);
   if (Array.isArray(value))
     return value.map((v, i) => {
-      // Named tables (`[[servers]]`) are named by their name in messages: `servers.remote-api.headers.X`.
+      // Named tables (`[[servers]]`) are named by their name in messages: `servers.tickets.headers.X`.
       const at = isPlain(v) && typeof v.name === 'string' ? `.${v.name}` : `[${i}]`;
       return expandAll(v, `${field}${at}`, env);
     });
@@ -97,7 +97,7 @@ export function expandAll(value: unknown, field = '', env: NodeJS.ProcessEnv = p
   return value;
 }
 
-/** A key's path as people read it: a `[[servers]]` table by its name (`servers.remote-api.transport`). */
+/** A key's path as people read it: a `[[servers]]` table by its name (`servers.tickets.transport`). */
 function keyPath(path: readonly PropertyKey[], raw: unknown): string {
   const parts = path.map(String);
   const servers = isPlain(raw) ? raw.servers : undefined;

@@ -43,7 +43,7 @@ describe("Meerkat's mcp.toml keys in Switchboard's config", () => {
 
   it('transport = "streamable-http" (what Meerkat writes for an explicit Streamable HTTP server) is http', () => {
     const { dir, env } = project(
-      '[[servers]]\nname = "remote"\nurl = "https://mcp.example.com/mcp"\ntransport = "streamable-http"\nconnect_timeout_secs = 3\n',
+      '[[servers]]\nname = "remote"\nurl = "https://tickets.example.org/mcp"\ntransport = "streamable-http"\nconnect_timeout_secs = 3\n',
     );
     expect(loadConfig(dir, env).config.servers[0]).toMatchObject({ transport: 'http', startup_timeout_ms: 3000 });
   });

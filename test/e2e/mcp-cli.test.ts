@@ -21,19 +21,18 @@ describe('switchboard mcp', () => {
     expect(
       (await run(dir, ['mcp', 'add', 'fs', '-e', 'DEBUG=${DEBUG:-0}', '--', 'npx', '-y', 'server-fs', '/srv'])).code,
     ).toBe(0);
-    expect(
-      (await run(dir, ['mcp', 'add', 'api', '-u', 'https://mcp.example.com/api', '-H', 'Authorization: Bearer ${TOK}']))
-        .code,
-    ).toBe(0);
-    const sse = await run(dir, ['mcp', 'add', 'legacy', '-t', 'sse', '-u', 'https://old.example.com/sse']);
-    expect(sse.stdout).toContain("Added MCP server 'legacy' (sse) to project scope");
+    const auth = 'Authorization: Bearer ${TOK}';
+    const http = await run(dir, ['mcp', 'add', 'tickets', '-u', 'https://tickets.example.org/mcp', '-H', auth]);
+    expect(http.code).toBe(0);
+    const sse = await run(dir, ['mcp', 'add', 'archive', '-t', 'sse', '-u', 'https://archive.example.org/sse']);
+    expect(sse.stdout).toContain("Added MCP server 'archive' (sse) to project scope");
     const text = readFileSync(projectFile(dir), 'utf8');
     expect(text).toContain('# team settings');
     expect(text).toContain('port = 7777 # do not change');
     expect(servers(projectFile(dir))).toEqual([
       { name: 'fs', command: 'npx', args: ['-y', 'server-fs', '/srv'], env: { DEBUG: '${DEBUG:-0}' } },
-      { name: 'api', url: 'https://mcp.example.com/api', headers: { Authorization: 'Bearer ${TOK}' } },
-      { name: 'legacy', url: 'https://old.example.com/sse', transport: 'sse' },
+      { name: 'tickets', url: 'https://tickets.example.org/mcp', headers: { Authorization: 'Bearer ${TOK}' } },
+      { name: 'archive', url: 'https://archive.example.org/sse', transport: 'sse' },
     ]);
   });
 
@@ -150,7 +149,7 @@ describe('switchboard mcp', () => {
         mcpServers: {
           files: { command: 'npx', args: ['-y', 'server-fs', '.'], env: { LOG: 'debug' } },
           remote: { type: 'http', url: 'https://api.example.com/mcp', headers: { Authorization: 'Bearer ${T}' } },
-          old: { type: 'sse', url: 'https://old.example.com/sse' },
+          old: { type: 'sse', url: 'https://archive.example.org/sse' },
           'bad name!': { command: 'x' },
         },
       }),
@@ -197,7 +196,7 @@ describe('switchboard mcp', () => {
       url: 'https://api.example.com/mcp',
       headers: { Authorization: 'Bearer ${T}' },
     });
-    expect(byName.old).toEqual({ name: 'old', url: 'https://old.example.com/sse', transport: 'sse' });
+    expect(byName.old).toEqual({ name: 'old', url: 'https://archive.example.org/sse', transport: 'sse' });
     expect(byName.search).toEqual({ name: 'search', command: 'search-mcp', args: ['--fast'], timeout_ms: 12000 });
     expect(byName.cloud).toEqual({
       name: 'cloud',

@@ -42,7 +42,7 @@ describe('the demo workspace plugin over stdio', () => {
       title: 'Lint JavaScript',
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     });
-    expect(test?.description).toMatch(/^Run the JavaScript tests\. Triggers: "run the tests"/);
+    expect(test?.description).toMatch(/^Run the JavaScript tests\. Triggers: "are the tests green"/);
     expect(test?.description).toMatch(/Runs in directories containing: package\.json\. Command: node --test$/);
     expect(test?.inputSchema.properties).toHaveProperty('directory');
   });

@@ -113,10 +113,10 @@ describe("agent-orchestrator's own agents in .agent-orchestrator/agents", () => 
       session_name: 'content-1',
       agent_name: 'parametric-agent',
       parameters: {
-        topic: 'Artificial Intelligence in Healthcare',
-        format: 'bullet_points',
-        max_words: 200,
-        audience: 'executive',
+        topic: 'Backpressure in message queues',
+        format: 'outline',
+        max_words: 350,
+        audience: 'technical',
       },
     });
     expect(result).toMatchObject({ status: 'completed', content: 'ok' });
@@ -124,15 +124,15 @@ describe("agent-orchestrator's own agents in .agent-orchestrator/agents", () => 
     expect(JSON.stringify(body.system)).toContain(
       JSON.stringify(readFileSync(join(AGENTS, 'parametric-agent/agent.system-prompt.md'), 'utf8')).slice(1, -1),
     );
-    // The block parametric-agent's own system prompt shows as its example input.
+    // The <inputs> block its system prompt asks for: one `name: value` line per parameter, in the order given.
     expect(body.messages[0].content).toEqual([
       {
         type: 'text',
-        text: '<inputs>\ntopic: Artificial Intelligence in Healthcare\nformat: bullet_points\nmax_words: 200\naudience: executive\n</inputs>',
+        text: '<inputs>\ntopic: Backpressure in message queues\nformat: outline\nmax_words: 350\naudience: technical\n</inputs>',
       },
     ]);
     const meta = JSON.parse(readFileSync(join(h.dir, '.switchboard/sessions/content-1.meta.json'), 'utf8'));
-    expect(meta.options.parameters).toMatchObject({ topic: 'Artificial Intelligence in Healthcare' });
+    expect(meta.options.parameters).toMatchObject({ topic: 'Backpressure in message queues' });
   });
 
   it('refuses parameters their parameters_schema does not take with INVALID_INPUT naming the parameter, before any model call', async () => {
@@ -280,16 +280,16 @@ describe("agents import --from agent-orchestrator on agent-orchestrator's own ag
   it('runs imported parametric-agent with --param: its parameters are the <inputs> prompt', async () => {
     const dir = project();
     await runCli(dir, ['agents', 'import', '--from', 'agent-orchestrator', '--agent', 'parametric-agent']);
-    const fake = await startFakeAnthropic({ replies: ['- AI reads scans'] });
+    const fake = await startFakeAnthropic({ replies: ['Retries need jitter.'] });
     try {
       const env = { ANTHROPIC_BASE_URL: fake.url, ANTHROPIC_API_KEY: 'test-key' };
       const args = ['agents', 'run', 'parametric-agent', '--provider', 'anthropic', '-q', '--param'];
-      const r = await runCli(dir, [...args, 'topic=AI in Healthcare', 'format=bullet_points', 'max_words=200'], {
+      const r = await runCli(dir, [...args, 'topic=Retry storms', 'format=summary', 'max_words=120'], {
         env,
       });
-      expect(r.stdout).toBe('- AI reads scans\n');
+      expect(r.stdout).toBe('Retries need jitter.\n');
       expect(fake.messages()[0].body.messages[0].content[0].text).toBe(
-        '<inputs>\ntopic: AI in Healthcare\nformat: bullet_points\nmax_words: 200\n</inputs>',
+        '<inputs>\ntopic: Retry storms\nformat: summary\nmax_words: 120\n</inputs>',
       );
       const bad = await runCli(dir, [...args, 'topic=AI', 'format=poem'], { env });
       expect(bad.code).toBe(2);

@@ -93,7 +93,7 @@ function kindText(kind: HookKind, subject: string, hook: string): { sentence: st
     case 'test':
       return {
         sentence: `Run the ${s}tests.`,
-        triggers: ['run the tests', `run ${s.toLowerCase()}tests`, 'check if tests pass', 'execute the test suite'],
+        triggers: ['are the tests green', `test the ${s.toLowerCase()}code`, 'what broke', 'rerun failing tests'],
       };
     case 'lint':
       return {
@@ -134,7 +134,7 @@ function kindText(kind: HookKind, subject: string, hook: string): { sentence: st
  *
  * @example
  * hookDescription('jutsu-typescript', 'test', { command: 'npm test', dirs_with: ['package.json'], … })
- * // 'Run the TypeScript tests. Triggers: "run the tests", … Runs in directories containing: package.json. Command: npm test'
+ * // 'Run the TypeScript tests. Triggers: "are the tests green", … Runs in directories containing: package.json. Command: npm test'
  */
 export function hookDescription(plugin: string, hook: string, spec: HookSpec, markers: 'all' | 'any' = 'all'): string {
   const prefix = FAMILY_PREFIXES.find((p) => plugin.startsWith(p) && plugin.length > p.length);

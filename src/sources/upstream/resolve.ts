@@ -14,7 +14,7 @@ export type Resolution = { ok: true; server: ResolvedServer } | { ok: false; mes
  *
  * @example
  * const r = resolveServer(config.servers[0], process.env, '/repo', config.stdio.max_message_bytes);
- * if (!r.ok) log(r.message); // "server 'api': headers.Authorization: environment variable MCP_API_TOKEN is not set …"
+ * if (!r.ok) log(r.message); // "server 'tickets': headers.Authorization: environment variable TICKETS_TOKEN is not set …"
  */
 export function resolveServer(
   cfg: ServerConfig,

@@ -6,28 +6,32 @@ import { describe, expect, it } from 'vitest';
 import { manifestFileIn, parseManifest, readManifest } from '../../../src/sources/plugins/manifest.ts';
 import { pluginProject, writePlugin } from '../../helpers/plugins.ts';
 
-/** A manifest as the Han project ships it (jutsu-typescript's han-plugin.yml), byte for byte in spirit. */
+/**
+ * Our own manifest in Han's han-plugin.yml format (a made-up schema checker and `tidy-lint` linter), using the
+ * format's features: `${HAN_FILES}`, `dirs_with`/`dir_test`, `if_changed`, `idle_timeout`, `tip`, event lists,
+ * the `PostToolUse:Edit|Write` shorthand, `tool_filter`/`file_filter`, and Han's own top-level `mcp`/`memory`.
+ */
 const HAN = `hooks:
-  typecheck:
-    command: "npx -y --package typescript tsc --noEmit"
+  schemas:
+    command: "node tools/validate-schemas.mjs --strict"
     dirs_with:
-      - "tsconfig.json"
-    if_changed: ["**/*.ts", "**/*.tsx", "tsconfig.json"]
-    description: "Type-check TypeScript code"
-    idle_timeout: 30000
-  lint:
-    command: "npx -y eslint \${HAN_FILES}"
-    dirs_with: ["package.json"]
-    dir_test: "test -f .eslintrc.json || test -f eslint.config.js"
-    if_changed: ["**/*.{js,jsx,ts,tsx}"]
-    tip: "Run with --fix to apply automatic fixes"
+      - "schemas"
+    if_changed: ["schemas/**/*.json", "tools/validate-schemas.mjs"]
+    description: "Check every JSON schema against its examples"
+    idle_timeout: 45000
+  tidy:
+    command: "tidy-lint --report \${HAN_FILES}"
+    dirs_with: ["tidy.toml"]
+    dir_test: "test -d docs && grep -q strict tidy.toml"
+    if_changed: ["docs/**/*.{md,yml}"]
+    tip: "tidy-lint --rewrite settles most findings in place"
     event: [Stop, SubagentStop]
-  lint-async:
-    event: [Stop, "PostToolUse:Edit|Write|NotebookEdit"]
-    command: "npx -y @biomejs/biome check --write \${HAN_FILES}"
-    tool_filter: [Edit, Write, NotebookEdit]
-    file_filter: ["**/*.{js,jsx,ts,tsx}"]
-    dirs_with: ["biome.json"]
+  tidy-on-edit:
+    event: [Stop, "PostToolUse:Edit|Write|MultiEdit"]
+    command: "tidy-lint --rewrite \${HAN_FILES}"
+    tool_filter: [Edit, Write, MultiEdit]
+    file_filter: ["docs/**/*.{md,yml,yaml}"]
+    dirs_with: ["tidy.toml"]
 
 mcp: null
 memory: null
@@ -40,25 +44,27 @@ describe('parseManifest', () => {
     if (!r.ok) return;
     // Han's top-level mcp / memory sections are not Switchboard's: noted, never fatal.
     expect(r.warnings.map((w) => w.field)).toEqual(['mcp', 'memory']);
-    expect(r.manifest.hooks.typecheck).toEqual({
-      command: 'npx -y --package typescript tsc --noEmit',
-      dirs_with: ['tsconfig.json'],
-      if_changed: ['**/*.ts', '**/*.tsx', 'tsconfig.json'],
-      description: 'Type-check TypeScript code',
-      idle_timeout: 30000,
+    expect(r.manifest.hooks.schemas).toEqual({
+      command: 'node tools/validate-schemas.mjs --strict',
+      dirs_with: ['schemas'],
+      if_changed: ['schemas/**/*.json', 'tools/validate-schemas.mjs'],
+      description: 'Check every JSON schema against its examples',
+      idle_timeout: 45000,
       timeout: 30000,
       depends_on: [],
       mcp: true,
     });
-    expect(r.manifest.hooks.lint).toMatchObject({
-      dir_test: 'test -f .eslintrc.json || test -f eslint.config.js',
-      tip: 'Run with --fix to apply automatic fixes',
+    expect(r.manifest.hooks.tidy).toMatchObject({
+      command: 'tidy-lint --report ${HAN_FILES}',
+      dir_test: 'test -d docs && grep -q strict tidy.toml',
+      tip: 'tidy-lint --rewrite settles most findings in place',
       event: [{ event: 'Stop' }, { event: 'SubagentStop' }],
     });
     // Han's event shorthand: an event and the tools it is for.
-    expect(r.manifest.hooks['lint-async']).toMatchObject({
-      event: [{ event: 'Stop' }, { event: 'PostToolUse', tools: ['Edit', 'Write', 'NotebookEdit'] }],
-      file_filter: ['**/*.{js,jsx,ts,tsx}'],
+    expect(r.manifest.hooks['tidy-on-edit']).toMatchObject({
+      event: [{ event: 'Stop' }, { event: 'PostToolUse', tools: ['Edit', 'Write', 'MultiEdit'] }],
+      tool_filter: ['Edit', 'Write', 'MultiEdit'],
+      file_filter: ['docs/**/*.{md,yml,yaml}'],
     });
   });
 

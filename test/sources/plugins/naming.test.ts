@@ -53,7 +53,7 @@ describe('hook descriptions', () => {
   it('describes a test hook with triggers, where it runs and the exact command', () => {
     const d = hookDescription('jutsu-typescript', 'test', spec({ command: 'npm test', dirs_with: ['package.json'] }));
     expect(d).toBe(
-      'Run the TypeScript tests. Triggers: "run the tests", "run typescript tests", "check if tests pass", "execute the test suite". Runs in directories containing: package.json. Command: npm test',
+      'Run the TypeScript tests. Triggers: "are the tests green", "test the typescript code", "what broke", "rerun failing tests". Runs in directories containing: package.json. Command: npm test',
     );
   });
 
