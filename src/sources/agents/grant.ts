@@ -114,11 +114,13 @@ export function sessionDirectory(
   const root = realDir(ctx.projectRoot) ?? ctx.projectRoot;
   const allowed = directories.flatMap((d) => realDir(resolve(root, d)) ?? []);
   if (allowed.some((a) => isInside(a, dir))) return dir;
+  // As the caller wrote it (relative to the project, as agent.json's directories are too).
+  const shown = requested ?? shownPath(root, dir);
   throw refuse(
     ctx,
     agent,
-    `project_dir '${shownPath(root, dir)}' (its sessions work in ${directories.join(', ')})`,
-    `"directories": ${JSON.stringify([...directories, shownPath(root, dir)])}`,
+    `project_dir '${shown}' (its sessions work in ${directories.join(', ')})`,
+    `"directories": ${JSON.stringify([...directories, shown])}`,
   );
 }
 

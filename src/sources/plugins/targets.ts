@@ -6,7 +6,7 @@ import { join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import picomatch from 'picomatch';
 import { argv } from '../../core/argv.ts';
-import { isInside } from '../../core/confine.ts';
+import { isInside, shownPath } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { runProcess } from '../../core/process.ts';
 
@@ -34,14 +34,16 @@ export function resolveInside(root: string, directory: string | undefined): stri
   } catch {
     throw new SwitchboardError(
       'INVALID_INPUT',
-      `directory '${directory}' does not exist under the project root ${realRoot}. Give a path relative to the project root, e.g. 'packages/core', or omit it to run everywhere.`,
+      `directory '${directory}' does not exist under the project root. Give a path relative to the project root, e.g. 'packages/core', or omit it to run everywhere.`,
       { directory },
     );
   }
   if (!isInside(realRoot, real)) {
+    // As the caller wrote it; a link that leads out, with where it leads relative to the project.
+    const via = isInside(realRoot, candidate) ? ` (it resolves to ${shownPath(realRoot, real)})` : '';
     throw new SwitchboardError(
       'INVALID_INPUT',
-      `directory '${directory}' resolves to ${real}, outside the project root ${realRoot}; hooks only run inside the project. Give a path relative to the project root.`,
+      `directory '${directory}'${via} is outside the project root; hooks only run inside the project. Give a path relative to the project root, e.g. 'packages/core', or omit it to run everywhere.`,
       { directory },
     );
   }

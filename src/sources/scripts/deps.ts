@@ -9,8 +9,11 @@ export interface ScriptDeps {
   runs: ScriptRuns;
   roots: ScriptRoots;
   projectDir: string;
-  /** A `working_dir` as the real directory it names, or INVALID_INPUT when it is outside the workspace. */
-  confine(dir: string): string;
+  /**
+   * A `working_dir` (relative to `base`, default the project) as the real directory it names, or INVALID_INPUT
+   * when it is outside the workspace.
+   */
+  confine(dir: string, base?: string): string;
   /** Time limit of one run-tool call. */
   callTimeoutMs: number;
   /** Re-read the scripts on disk (prompts follow). */

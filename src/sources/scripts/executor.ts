@@ -75,10 +75,11 @@ export interface ExecutorOptions {
   /** Default working directory of scripts started without one. */
   projectDir: string;
   /**
-   * A nested script's `working_dir` as the real directory it names, throwing when it is outside the workspace
-   * (live runs: src/core/confine.ts). Replaying a cassette runs nothing and leaves it out.
+   * A nested script's `working_dir` (relative to `base`, its caller's) as the real directory it names, throwing
+   * when it is outside the workspace (live runs: src/core/confine.ts). Replaying a cassette runs nothing and leaves
+   * it out.
    */
-  confine?: (dir: string) => string;
+  confine?: (dir: string, base?: string) => string;
   /** Cap on a step's output kept for the answer (the script itself gets all of it). */
   maxShownOutput?: number;
   /** Environment of the Python runner of mekara scripts (its PATH finds `python3`); the hub's own by default. */
@@ -365,8 +366,10 @@ export class Executor {
     let child: Frame;
     try {
       // A relative working_dir is relative to the caller's.
-      const asked = step.workingDir ? resolve(parent.workingDir, step.workingDir) : undefined;
-      const dir = asked ? (this.opts.confine?.(asked) ?? asked) : parent.workingDir;
+      const asked = step.workingDir;
+      const dir = asked
+        ? (this.opts.confine?.(asked, parent.workingDir) ?? resolve(parent.workingDir, asked))
+        : parent.workingDir;
       child = await this.frameFor(step.name, step.request ?? '', dir);
     } catch (err) {
       this.executed.push({

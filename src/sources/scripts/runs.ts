@@ -23,7 +23,7 @@ export interface RunsOptions {
   roots: ScriptRoots;
   projectDir: string;
   /** Where a nested script's `working_dir` may be (see ExecutorOptions.confine). */
-  confine: (dir: string) => string;
+  confine: (dir: string, base?: string) => string;
   runner: AutoRunner;
   /** Environment of the Python runner of mekara scripts (see ExecutorOptions.pythonEnv). */
   pythonEnv?: NodeJS.ProcessEnv;

@@ -39,7 +39,7 @@ export interface SessionOptions {
   roots: ScriptRoots;
   projectDir: string;
   /** See ExecutorOptions.confine. */
-  confine?: (dir: string) => string;
+  confine?: (dir: string, base?: string) => string;
   runner: AutoRunner;
   /** See ExecutorOptions.pythonEnv. */
   pythonEnv?: NodeJS.ProcessEnv;

@@ -4,12 +4,14 @@
 // Beside it: the per-principal connections of per-user OAuth servers and the logins (`oauth-pool.ts`), how a server
 // reads in `mcp list --status` (`views.ts`), naming (`naming.ts`) and config resolution (`resolve.ts`). What would
 // split next: registering a catalog in the registry (`register`), if it grows.
+import type { Tool } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { mcpResult } from '../../core/capability.ts';
 import type { Principal } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
+import { checkStructuredContent } from '../../core/mcp-client/call-result.ts';
 import type { Catalog } from '../../core/mcp-client/catalog.ts';
 import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
 import type { OAuthSession } from '../../core/mcp-client/oauth/session.ts';
@@ -64,7 +66,10 @@ export class UpstreamManager {
     return this.firstRound ?? Promise.resolve();
   }
 
-  /** Resolves when every server has something to list: it connected, failed, or is shown from its cached catalog. */
+  /**
+   * Resolves when every server has something to list: it connected, failed, or is shown from its cached catalog — or
+   * its `startup_timeout_ms` passed (`conn.ready()` waits no longer), so one hung server never holds a list past it.
+   */
   listed(): Promise<void> {
     return this.uncachedRound ?? Promise.resolve();
   }
@@ -227,7 +232,7 @@ export class UpstreamManager {
         feature: 'upstream',
         // The server's timeout_ms, restarted by each progress notification it sends.
         policy: { timeoutMs: conn.server.timeoutMs, progressResetsTimeout: true },
-        handle: (input, ctx) => this.callTool(conn.name, tool.name, input as Record<string, unknown>, ctx),
+        handle: (input, ctx) => this.callTool(conn.name, tool, input as Record<string, unknown>, ctx),
       });
       if (!added.ok) this.services.logger.warn({ server: conn.name, tool: tool.name }, added.message);
     }
@@ -294,9 +299,13 @@ export class UpstreamManager {
     return conn;
   }
 
+  /**
+   * Forward a call through the server's breaker. The result is checked against the tool's outputSchema as listed
+   * (the schema callers were shown), as the pipeline checks a handler's output.
+   */
   private async callTool(
     server: string,
-    tool: string,
+    tool: Tool,
     args: Record<string, unknown>,
     ctx: Parameters<Parameters<UpstreamManager['services']['registry']['add']>[0]['handle']>[1],
   ) {
@@ -313,13 +322,14 @@ export class UpstreamManager {
     // The call's own cancellation when the pipeline gives it: reading ctx.signal would make an AbortController.
     const cancel = ctx.cancellation ?? watchSignal(ctx.signal);
     try {
-      const result = await conn.callTool(tool, args, {
+      const result = await conn.callTool(tool.name, args, {
         cancel,
         client: ctx.client,
         onprogress: (p) => {
           void ctx.progress(p.progress, p.total, p.message);
         },
       });
+      checkStructuredContent(server, tool.name, result, tool.outputSchema as Record<string, unknown> | undefined);
       this.breakers.record(key, policy, false, admission.probe);
       return mcpResult(result);
     } catch (err) {

@@ -2,7 +2,7 @@
 // holding an event's JSON. Appends are pipelined; readers wait on connections of their own (XREAD BLOCK).
 import type { Redis } from 'ioredis';
 import type { BusStreamPart, BusStreamReader } from '../contract.ts';
-import { newRedisClient, REDIS_COMMAND_TIMEOUT_MS } from './connection.ts';
+import { newRedisClient, REDIS_COMMAND_TIMEOUT_MS, replies } from './connection.ts';
 import type { Io } from './scripts.ts';
 
 /** The stream keeps about this many entries (approximate trim: cheap, and readers only need the recent tail). */
@@ -29,9 +29,7 @@ export class RedisBusStream implements BusStreamPart {
     if (entries.length === 0) return;
     const pipe = this.r.pipeline();
     for (const data of entries) pipe.xadd(this.key, 'MAXLEN', '~', String(BUS_STREAM_MAXLEN), '*', 'e', data);
-    const results = (await pipe.exec()) ?? [];
-    const failed = results.find(([err]) => err);
-    if (failed) throw failed[0];
+    await this.io(() => replies(pipe));
   }
 
   async latest(count: number): Promise<string[]> {

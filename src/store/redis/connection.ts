@@ -1,7 +1,8 @@
 // The Redis connection and what its failures mean: how a client is made (fail fast, never queue, reconnect by
 // itself), and how every operation's failure becomes UNAVAILABLE saying whether the request was carried out —
 // `not_carried_out` (never sent, or refused) or `unknown` (sent, no answer) — so a caller knows what a retry risks.
-import { Redis } from 'ioredis';
+import { type ChainableCommander, Redis } from 'ioredis';
+import { type Deadline, deadlines } from '../../core/deadlines.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 
 /** How long a command may wait for Redis before the call fails with UNAVAILABLE (fail fast, never hang). */
@@ -55,18 +56,28 @@ export class RedisGuard {
    * Run one Redis operation, turning a failure into UNAVAILABLE that names the server and says honestly whether the
    * request may have been carried out. A request is not sent at all while the connection is down or while Redis is
    * known to have stopped answering (a command timed out and no answer came since): it then fails at once, certainly
-   * not carried out, and a call that makes several round trips waits for at most one command timeout.
+   * not carried out, and a call that makes several round trips waits for at most one command timeout, counted from
+   * when the operation began.
    */
   async io<T>(fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new SwitchboardError('UNAVAILABLE', `The Redis store ${safeRedisUrl(this.url)} is closed.`);
     if (this.client.status !== 'ready') throw unavailable(this.url, new NotSent(`connection ${this.client.status}`));
     if (this.stalled) throw unavailable(this.url, new NotSent('it stopped answering'));
+    let deadline: Deadline | undefined;
     try {
-      return await fn();
+      const work = fn();
+      // The command timeout counts from here, not from when ioredis writes the command: an auto-pipelined command
+      // waits for the batch before it to be answered, so a stall would otherwise hold it for two timeouts.
+      return await new Promise<T>((resolve, reject) => {
+        deadline = deadlines.arm(REDIS_COMMAND_TIMEOUT_MS, () => reject(new Error(COMMAND_TIMED_OUT)));
+        work.then(resolve, reject);
+      });
     } catch (err) {
       if (err instanceof SwitchboardError) throw err;
       if (err instanceof Error && err.message === COMMAND_TIMED_OUT) this.watchStall();
       throw unavailable(this.url, err);
+    } finally {
+      deadline?.cancel();
     }
   }
 
@@ -88,6 +99,21 @@ export class RedisGuard {
       this.stalled = undefined;
     })();
   }
+}
+
+/**
+ * The replies of a pipeline or transaction, or the first command's error thrown: ioredis resolves `exec()` with an
+ * error per command (a timeout among them), which must fail inside {@link RedisGuard.io} like a single command's.
+ *
+ * @example
+ * const rows = await io(() => replies(client.pipeline().hgetall('a').hgetall('b')));
+ */
+export async function replies(batch: ChainableCommander): Promise<unknown[]> {
+  const rows = (await batch.exec()) ?? [];
+  return rows.map(([err, value]) => {
+    if (err) throw err;
+    return value;
+  });
 }
 
 /** ioredis's error for a command it did not send because the connection was not writable. */

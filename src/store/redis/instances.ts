@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { Instance, InstanceStore } from '../contract.ts';
 import { check } from '../records/common.ts';
 import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
+import { replies } from './connection.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface InstanceScripts {
@@ -89,10 +90,9 @@ export class RedisInstances implements InstanceStore {
     if (ids.length === 0) return [];
     const pipe = this.r.pipeline();
     for (const id of ids) pipe.hgetall(`${this.P}instance:${id}`);
-    const rows = (await this.io(() => pipe.exec())) ?? [];
+    const rows = await this.io(() => replies(pipe));
     const out: Instance[] = [];
-    rows.forEach(([err, h], i) => {
-      if (err) throw err;
+    rows.forEach((h, i) => {
       const row = h as Record<string, string>;
       if (row.registeredAt) out.push(toInstance(row, ids[i]));
     });

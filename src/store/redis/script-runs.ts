@@ -5,6 +5,7 @@ import { SwitchboardError } from '../../core/errors.ts';
 import type { NewScriptRun, ScriptRun, ScriptRunFilter, ScriptRunStatus, ScriptRunStore } from '../contract.ts';
 import { checkIso } from '../records/common.ts';
 import { checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../records/script-runs.ts';
+import { replies } from './connection.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface ScriptRunScripts {
@@ -140,9 +141,8 @@ export class RedisScriptRuns implements ScriptRunStore {
       if (ids.length === 0) break;
       const pipe = this.r.pipeline();
       for (const id of ids) pipe.hgetall(this.key(id));
-      const rows = (await this.io(() => pipe.exec())) ?? [];
-      for (const [err, h] of rows) {
-        if (err) throw err;
+      const rows = await this.io(() => replies(pipe));
+      for (const h of rows) {
         const row = h as Record<string, string>;
         if (!row.id) continue;
         const run = toScriptRun(row);

@@ -29,6 +29,7 @@ import {
   encodeCursor,
   newTaskId,
 } from '../records/tasks.ts';
+import { replies } from './connection.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
 export interface TaskScripts {
@@ -210,10 +211,9 @@ export class RedisTasks implements TaskStore {
 
   async attachments(taskId: string): Promise<TaskAttachment[] | undefined> {
     if (typeof taskId !== 'string') return undefined;
-    const [[e1, exists], [e2, all]] = ((await this.io(() =>
-      this.r.multi().exists(`${this.P}task:${taskId}`).hgetall(this.attachmentsKey(taskId)).exec(),
-    )) ?? []) as [Error | null, unknown][];
-    if (e1 || e2) throw e1 ?? e2;
+    const [exists, all] = await this.io(() =>
+      replies(this.r.multi().exists(`${this.P}task:${taskId}`).hgetall(this.attachmentsKey(taskId))),
+    );
     if (!exists) return undefined;
     return Object.entries(all as Record<string, string>)
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -250,9 +250,8 @@ export class RedisTasks implements TaskStore {
       if (members.length === 0) break;
       const pipe = this.r.pipeline();
       for (const m of members) pipe.hgetall(`${this.P}task:${m.slice(m.indexOf('|') + 1)}`);
-      const rows = (await this.io(() => pipe.exec())) ?? [];
-      for (const [err, h] of rows) {
-        if (err) throw err;
+      const rows = await this.io(() => replies(pipe));
+      for (const h of rows) {
         const row = h as Record<string, string>;
         if (row.id) {
           const t = toTask(row);
@@ -311,9 +310,8 @@ export class RedisTasks implements TaskStore {
       if (members.length === 0) break;
       const pipe = this.r.pipeline();
       for (const m of members) pipe.hgetall(`${this.P}task:${m.slice(m.lastIndexOf('|') + 1)}`);
-      const rows = (await this.io(() => pipe.exec())) ?? [];
-      for (const [err, h] of rows) {
-        if (err) throw err;
+      const rows = await this.io(() => replies(pipe));
+      for (const h of rows) {
         const row = h as Record<string, string>;
         if (!row.id || (row.completedAt ?? '') < q.since) continue;
         if (q.type === null || row.type === q.type) found.push(toTask(row));

@@ -3,7 +3,7 @@
 // Messages API; refusals are checked to come before any session or model call.
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { denyEdits } from '../../../src/sources/agents/providers/claude-cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
@@ -81,7 +81,10 @@ describe('directories', () => {
     const linked = await start('linked', { agent_name: 'ops', project_dir: 'link-out' });
     expect(!linked?.ok && linked?.error).toMatchObject({
       code: 'INVALID_INPUT',
-      message: expect.stringContaining(`project_dir: 'link-out' (it resolves to ${outside}) is outside`),
+      // Where the link leads, relative to the project: never the absolute folders around it.
+      message: expect.stringContaining(
+        `project_dir: 'link-out' (it resolves to ${relative(realpathSync(hub.dir), outside)}) is outside`,
+      ),
     });
     // In the workspace, but not among the directories the agent (or a session without one) is given.
     const plain = await start('plain', { agent_name: 'plain', project_dir: extra });

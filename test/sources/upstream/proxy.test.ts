@@ -2,11 +2,15 @@
 // prompts, one dead server beside a live one.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
 import { startHttpServer, tempProject } from '../../helpers/cli.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { FIXTURE, fixtureHttp, fixtureStdio, projectWith, waitFor } from './helpers.ts';
+
+const TYPED = join(import.meta.dirname, '../../fixtures/upstream/typed-server.mjs');
 
 const hubs: TestHub[] = [];
 afterEach(async () => {
@@ -150,6 +154,74 @@ describe('upstream proxy', () => {
       http.child.kill();
     }
   }, 30_000);
+
+  it("fails structuredContent that breaks the tool's outputSchema with UPSTREAM naming server, tool and mismatch; passes valid and error results", async () => {
+    // typed-server.mjs sends whatever result it is asked for; its tools declare an outputSchema (count: with a 2020-12
+    // $schema, count_plain: without one). The breaker stays out of the way of the ten bad answers.
+    const hub = await hubWith([{ name: 'typed', command: process.execPath, args: [TYPED] }], {
+      policy: { breaker: { threshold: 100 } },
+    });
+    const cases: [Record<string, unknown>, string][] = [
+      [{ content: [], structuredContent: { count: -1 } }, '/count must be >= 0'],
+      [{ content: [], structuredContent: { count: '3' } }, '/count must be integer'],
+      [
+        { content: [], structuredContent: { count: 1, extra: true } },
+        "(root) must NOT have additional properties 'extra'",
+      ],
+      [{ content: [], structuredContent: { unit: 'lines' } }, "(root) must have required property 'count'"],
+      [
+        { content: [], structuredContent: { count: 1, unit: 'lines' } },
+        '/unit must be equal to one of the allowed values',
+      ],
+    ];
+    for (const tool of ['count', 'count_plain'])
+      for (const [result, problem] of cases) {
+        const out = await hub.call(`typed__${tool}`, { result });
+        expect(out.ok ? out : out.error.code, JSON.stringify(result)).toBe('UPSTREAM');
+        expect(!out.ok && out.error.message).toContain(
+          `Upstream server 'typed' answered tools/call of '${tool}' with structuredContent that does not match the tool's outputSchema: `,
+        );
+        expect(!out.ok && out.error.message).toContain(problem);
+        expect(!out.ok && out.error.details).toMatchObject({ server: 'typed', tool });
+      }
+    // A success must carry structuredContent when the tool declares an outputSchema.
+    const bare = await hub.call('typed__count', { result: { content: [{ type: 'text', text: '3' }] } });
+    expect(!bare.ok && bare.error).toMatchObject({
+      code: 'UPSTREAM',
+      message: expect.stringContaining(
+        "answered tools/call of 'count' without structuredContent, though the tool declares an outputSchema",
+      ),
+    });
+    const valid = { content: [{ type: 'text', text: '3 pages' }], structuredContent: { count: 3, unit: 'pages' } };
+    const fine = await hub.call('typed__count', { result: valid });
+    expect(fine.ok && fine.value).toEqual({ count: 3, unit: 'pages' });
+    expect(fine.ok && fine.raw).toMatchObject(valid);
+    // A tool error is not the tool's output: not checked (MCP: structured results are checked, errors are not).
+    for (const failed of [
+      { content: [{ type: 'text', text: 'no count today' }], isError: true },
+      { content: [{ type: 'text', text: 'half a count' }], isError: true, structuredContent: { count: 'x' } },
+    ]) {
+      const out = await hub.call('typed__count', { result: failed });
+      expect(out.ok && out.raw, JSON.stringify(failed)).toMatchObject(failed);
+    }
+    // Over MCP, the caller (the SDK client, which checks structuredContent itself) gets the UPSTREAM error result.
+    const http = await serveHttp(hub, { host: '127.0.0.1', port: 0 });
+    const client = new Client({ name: 'caller', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(`${http.url}/mcp`)));
+      const r = await client.callTool({ name: 'typed__count', arguments: { result: cases[1][0] } });
+      expect(r.isError).toBe(true);
+      expect(r._meta?.['switchboard/error']).toMatchObject({ code: 'UPSTREAM' });
+      expect((r.content as { text: string }[])[0].text).toMatch(
+        /^Upstream server 'typed' answered tools\/call of 'count' with structuredContent that does not match the tool's outputSchema: \/count must be integer\./,
+      );
+      const ok = await client.callTool({ name: 'typed__count', arguments: { result: valid } });
+      expect(ok.structuredContent).toEqual({ count: 3, unit: 'pages' });
+    } finally {
+      await client.close();
+      await http.close();
+    }
+  });
 
   it('fails an answer over max_message_bytes with UPSTREAM naming server, size and key, and keeps serving other calls', async () => {
     const hub = await hubWith([fixtureStdio('big', { max_message_bytes: 1024 * 1024 })]);
