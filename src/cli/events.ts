@@ -53,11 +53,16 @@ export async function eventsTail(opts: {
     while (idx >= 0) {
       const frame = buffer.slice(0, idx);
       buffer = buffer.slice(idx + 2);
-      const data = frame
-        .split('\n')
+      const lines = frame.split('\n');
+      const data = lines
         .filter((l) => l.startsWith('data: '))
         .map((l) => l.slice(6))
         .join('\n');
+      // The server ends the stream with why (the token was revoked): say so and fail, rather than end quietly.
+      if (data && lines.includes('event: end')) {
+        const why = (JSON.parse(data) as { error?: { message?: string } }).error?.message;
+        throw new CliError(`${base} ended the stream: ${why ?? 'no reason given'}`);
+      }
       if (data) {
         const event = JSON.parse(data) as BusEvent;
         process.stdout.write(`${opts.json ? JSON.stringify(event) : line(event)}\n`);

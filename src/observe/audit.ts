@@ -10,7 +10,7 @@ import type { CallRequest, CallState, Outcome } from '../core/pipeline.ts';
 import type { AuditSink, NewAuditRecord, Store } from '../store/contract.ts';
 import { singleLine } from '../store/records/audit.ts';
 import { BatchQueue } from './batch.ts';
-import { redactedJson } from './redact.ts';
+import { maskUrlSecrets, redactedJson } from './redact.ts';
 
 export interface AuditSettings {
   enabled: boolean;
@@ -62,7 +62,7 @@ export class AuditWriter {
       input: redactedJson(state.req.input ?? {}, s.max_input_bytes),
       outcome: outcome.ok ? 'ok' : 'error',
       errorCode: outcome.ok ? null : outcome.error.code,
-      errorMessage: outcome.ok ? null : outcome.error.message.slice(0, 1000),
+      errorMessage: outcome.ok ? null : maskUrlSecrets(outcome.error.message).slice(0, 1000),
       durationMs: Math.round(durationMs * 1000) / 1000,
       // Generated, a checked X-Request-Id (REST) or the client's JSON-RPC id (MCP): a record's text fields are
       // single lines, so tabs and line breaks become spaces.
@@ -87,7 +87,7 @@ export class AuditWriter {
       input: redactedJson(req.input ?? {}, s.max_input_bytes),
       outcome: 'error',
       errorCode: error.code,
-      errorMessage: error.message.slice(0, 1000),
+      errorMessage: maskUrlSecrets(error.message).slice(0, 1000),
       durationMs: 0,
       requestId: singleLine(req.requestId ?? randomUUID()),
     });

@@ -4,6 +4,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../config/schema.ts';
 import type { Principal } from '../core/context.ts';
+import type { ErrorInfo } from '../core/errors.ts';
 import type { Store, TokenRecord } from '../store/contract.ts';
 import { looksLikeJwt, type OAuthResource } from './oauth.ts';
 import { type Exposure, makePrincipal } from './principal.ts';
@@ -11,13 +12,22 @@ import { isUnavailable } from './shared-policy.ts';
 import { isExpired, verifyInSet } from './tokens.ts';
 
 export type AuthResult =
-  /** `profile`: the profile the token is bound to (`token create --profile`), applied by the route. */
-  | { ok: true; principal: Principal; profile?: string }
+  /**
+   * `profile`: the profile the token is bound to (`token create --profile`), applied by the route; `token`: the
+   * Switchboard token that authenticated, by its hash, so what it opened can end when it goes ({@link HttpAuth.watch}).
+   */
+  | { ok: true; principal: Principal; profile?: string; token?: string }
   | { ok: false; status: 401 | 403 | 503; message: string; challenge?: string };
 
 const REALM = 'Bearer realm="switchboard"';
 /** How often the token set is checked for changes: a revoked token stops working within this many ms. */
 const VERSION_CHECK_MS = 100;
+
+/** What a stream opened with a token is told as it ends, once the token is revoked or has expired. */
+export const TOKEN_GONE: ErrorInfo = {
+  code: 'UNAUTHORIZED',
+  message: 'The token that opened this stream was revoked or has expired; open it again with a valid token.',
+};
 
 export class HttpAuth {
   /** The token set by hash, reloaded whenever the store's token version changes (a revocation shows at once). */
@@ -33,6 +43,9 @@ export class HttpAuth {
   private readonly touched = new Map<string, number>();
   /** `[auth.oauth]`: set once the server knows its own URL (the resource identifier), right after it binds. */
   oauth: OAuthResource | undefined;
+  /** Streams open with a token, each ended once its token is no longer accepted (see {@link watch}). */
+  private readonly watched = new Set<{ token: string; end: () => void }>();
+  private watchTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly store: Store,
@@ -61,13 +74,78 @@ export class HttpAuth {
     }
   }
 
-  /** Who sent `req`; `mcp` says the request is for `/mcp`, whose challenges point to the MCP endpoint's metadata. */
-  async authenticate(req: IncomingMessage, mcp = false): Promise<AuthResult> {
-    const header = req.headers.authorization;
+  /** The token set as of at most VERSION_CHECK_MS ago. */
+  private async refreshIfDue(): Promise<void> {
     // Asking the store costs a round trip per request; once per VERSION_CHECK_MS keeps revocation prompt. Checked
     // here, so most requests do not wait for a promise at all.
     const now = performance.now();
     if (now - this.checkedAt >= VERSION_CHECK_MS || this.loadedVersion === undefined) await this.refresh(now);
+  }
+
+  /** Whether the token with this hash is in the set now and not expired. */
+  private holds(token: string): boolean {
+    const record = this.byHash.get(token);
+    return record !== undefined && !isExpired(record);
+  }
+
+  /**
+   * Whether the Switchboard token with this hash (`AuthResult.token`) is still accepted: not revoked, not expired.
+   * A dashboard ticket asks when it is redeemed, so one issued before a revocation opens nothing.
+   */
+  async accepts(token: string): Promise<boolean> {
+    try {
+      await this.refreshIfDue();
+    } catch {
+      return false;
+    }
+    return this.holds(token);
+  }
+
+  /**
+   * Call `end` once the token with this hash is revoked (by this process, the CLI or another instance) or expires:
+   * a stream it opened must not outlive it. The token set is checked every VERSION_CHECK_MS while any stream is
+   * watched; while the store does not answer, the set loaded last stands, as for requests. Returns the stop function.
+   */
+  watch(token: string, end: () => void): () => void {
+    const watcher = { token, end };
+    this.watched.add(watcher);
+    if (!this.watchTimer) {
+      let checking = false;
+      this.watchTimer = setInterval(() => {
+        if (checking) return;
+        checking = true;
+        void this.endRevoked().finally(() => {
+          checking = false;
+        });
+      }, VERSION_CHECK_MS);
+      this.watchTimer.unref();
+    }
+    return () => {
+      this.watched.delete(watcher);
+      if (this.watched.size === 0 && this.watchTimer) {
+        clearInterval(this.watchTimer);
+        this.watchTimer = undefined;
+      }
+    };
+  }
+
+  private async endRevoked(): Promise<void> {
+    try {
+      await this.refreshIfDue();
+    } catch {
+      return;
+    }
+    for (const watcher of this.watched)
+      if (!this.holds(watcher.token)) {
+        this.watched.delete(watcher);
+        watcher.end();
+      }
+  }
+
+  /** Who sent `req`; `mcp` says the request is for `/mcp`, whose challenges point to the MCP endpoint's metadata. */
+  async authenticate(req: IncomingMessage, mcp = false): Promise<AuthResult> {
+    const header = req.headers.authorization;
+    await this.refreshIfDue();
     const oauth = this.oauth;
     const required = this.exposed || this.byHash.size > 0 || oauth !== undefined;
     const challenge = (refusal?: { error?: string; message?: string; scope?: string }) =>
@@ -115,7 +193,9 @@ export class HttpAuth {
       principal = this.principal({ id: record.name, roles: record.roles, kind: 'token' });
       this.byRecord.set(record, principal);
     }
-    return record.profile ? { ok: true, principal, profile: record.profile } : { ok: true, principal };
+    return record.profile
+      ? { ok: true, principal, profile: record.profile, token: record.hash }
+      : { ok: true, principal, token: record.hash };
   }
 
   /** An OAuth access token's principal (`oauth:<sub>`), or its refusal with the challenge that explains it. */

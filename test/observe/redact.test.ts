@@ -1,7 +1,7 @@
 // Redaction: secret-looking keys are masked at any depth and records are capped in size.
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redact, redactedJson } from '../../src/observe/redact.ts';
-import { MUST_MASK, MUST_NOT_MASK } from '../helpers/secret-keys.ts';
+import { maskUrlSecrets, outwardEvent, REDACTED, redact, redactedJson } from '../../src/observe/redact.ts';
+import { MUST_MASK, MUST_NOT_MASK, URL_SECRETS } from '../helpers/secret-keys.ts';
 
 describe('redact', () => {
   it('masks secret-looking keys at any depth and keeps the rest', () => {
@@ -33,6 +33,37 @@ describe('which keys are secret', () => {
   });
   it('masks the whole value under a secret key, whatever it holds', () => {
     expect(redact({ credentials: { user: 'ada', list: [1, 2] } })).toEqual({ credentials: REDACTED });
+  });
+});
+
+describe('credentials inside URLs', () => {
+  // Both paths again, under an ordinary key at any depth: the copy and the checked serialisation.
+  it.each(URL_SECRETS)('masks what %s holds and keeps the rest readable', (key, given, masked) => {
+    expect(redact({ [key]: given, nested: [given] })).toEqual({ [key]: masked, nested: [masked] });
+    expect(JSON.parse(redactedJson({ nested: { [key]: given } }))).toEqual({ nested: { [key]: masked } });
+  });
+  it('judges a parameter by its decoded name, with the same rule as keys', () => {
+    expect(maskUrlSecrets('https://h/x?api%5Fkey=s1&sort_key=a&Password=s2')).toBe(
+      `https://h/x?api%5Fkey=${REDACTED}&sort_key=a&Password=${REDACTED}`,
+    );
+  });
+  it('masks the error message of a call event, where a driver quotes its connection string', () => {
+    const event = outwardEvent({
+      type: 'call',
+      input: {},
+      error: { code: 'UNAVAILABLE', message: 'connect ECONNREFUSED postgres://app:hunter2@db:5432/prod' },
+    });
+    expect(event.error).toEqual({
+      code: 'UNAVAILABLE',
+      message: `connect ECONNREFUSED postgres://app:${REDACTED}@db:5432/prod`,
+    });
+  });
+  it('stays linear on long strings built to make the scan backtrack', () => {
+    const hostile = ['a.'.repeat(100_000), '=a:'.repeat(100_000), `x://${'@'.repeat(200_000)}`, 'a://?'.repeat(50_000)];
+    const started = performance.now();
+    for (const text of hostile) maskUrlSecrets(text);
+    // Quadratic work on these would take minutes; linear work takes milliseconds (bound loose for a busy machine).
+    expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
 

@@ -17,14 +17,14 @@ let config: Config = ConfigSchema.parse({
 describe('dashboard tickets in memory', () => {
   it('redeem once, for the principal that asked', async () => {
     const tickets = new Tickets({ config: () => config });
-    const { ticket } = await tickets.issue(ops, 1000);
-    expect(await tickets.redeem(ticket, 1001)).toBe(ops);
+    const { ticket } = await tickets.issue({ principal: ops, token: 'f'.repeat(64) }, 1000);
+    expect(await tickets.redeem(ticket, 1001)).toEqual({ principal: ops, token: 'f'.repeat(64) });
     expect(await tickets.redeem(ticket, 1002)).toBeUndefined();
   });
 
   it('expire after their lifetime, and unknown or missing tickets redeem nothing', async () => {
     const tickets = new Tickets({ config: () => config });
-    const { ticket } = await tickets.issue(ops, 1000);
+    const { ticket } = await tickets.issue({ principal: ops }, 1000);
     expect(await tickets.redeem(ticket, 1000 + TICKET_TTL_MS)).toBeUndefined();
     expect(await tickets.redeem('made-up', 1000)).toBeUndefined();
     expect(await tickets.redeem(null, 1000)).toBeUndefined();
@@ -45,18 +45,20 @@ describe('dashboard tickets on a shared store', () => {
     return { a: make(a.shared.tickets), b: make(b.shared.tickets), serveExposure, stores: [a, b] };
   }
 
-  it('a ticket issued on A is redeemed once, on B, as the same caller with the same filters and profile', async () => {
+  it('a ticket issued on A is redeemed once, on B, as the same caller with the same filters, profile and token', async () => {
     const { a, b, serveExposure } = await twoInstances();
     const ci = withProfile(
       makePrincipal(config, serveExposure, { id: 'ci', roles: ['agent'], kind: 'token' }),
       effectiveProfile(config, 'reviewer')!,
     );
-    const { ticket, expiresInMs } = await a.issue(ci);
+    const { ticket, expiresInMs } = await a.issue({ principal: ci, token: 'c'.repeat(64) });
     expect(expiresInMs).toBe(TICKET_TTL_MS);
     // Both instances redeem at once: one gets the caller.
     const [onA, onB] = await Promise.all([a.redeem(ticket), b.redeem(ticket)]);
-    const got = onA ?? onB;
     expect([onA, onB].filter(Boolean)).toHaveLength(1);
+    // The token it was issued with comes back, so the route can check it was not revoked meanwhile.
+    expect((onA ?? onB)?.token).toBe('c'.repeat(64));
+    const got = (onA ?? onB)?.principal;
     expect(got).toMatchObject({ id: 'ci', roles: ['agent'], kind: 'token', profile: { name: 'reviewer' } });
     // The rebuilt filters are the caller's: the token's own, serve --except and the profile.
     for (const name of ['task.get', 'task.create', 'system.metrics', 'system.health', 'upstream.x'])
@@ -71,20 +73,20 @@ describe('dashboard tickets on a shared store', () => {
   it('keeps no credential, expires on the store, and refuses a ticket whose profile is gone', async () => {
     const { a, b, stores } = await twoInstances(150);
     const anonymous = makePrincipal(config, undefined, { id: 'anonymous', roles: ['*'], kind: 'anonymous' });
-    const { ticket } = await a.issue(anonymous);
+    const { ticket } = await a.issue({ principal: anonymous });
     // What the store holds is who asked, nothing that authenticates.
     const [store] = stores;
     expect(await store!.shared.tickets.take(ticket)).toBe('{"id":"anonymous","roles":["*"],"kind":"anonymous"}');
 
     // Expiry is the store's: once Redis has dropped the key (150 ms here), no instance redeems the ticket.
-    const late = await a.issue(anonymous);
+    const late = await a.issue({ principal: anonymous });
     await until(async () => (await store!.client.exists(`${store!.prefix}ticket:${late.ticket}`)) === 0, {
       what: 'a 150 ms ticket to expire',
     });
     expect(await b.redeem(late.ticket)).toBeUndefined();
 
     const reviewer = withProfile(anonymous, effectiveProfile(config, 'reviewer')!);
-    const gone = await a.issue(reviewer);
+    const gone = await a.issue({ principal: reviewer });
     const before = config;
     config = ConfigSchema.parse({});
     try {

@@ -4,7 +4,8 @@ import type { CallContext, Principal, Services } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { Entry } from '../../core/registry.ts';
 import { defineResource, defineResourceTemplate, type ResourceContents } from '../../core/resource.ts';
-import { eventVisible, summarizeEvent } from './system/get-state.ts';
+import { maySeeEvent } from '../../observe/event-view.ts';
+import { summarizeEvent } from './system/get-state.ts';
 import { leaseTtlMs } from './system/lease.ts';
 
 const RECENT_EVENTS = 100;
@@ -191,7 +192,7 @@ export function registerResources(services: Services): () => void {
         mimeType: 'application/json',
         read: async (ctx) => {
           const events = await ctx.services.store.events.recent(RECENT_EVENTS);
-          const visible = events.filter((e) => eventVisible(ctx.services, ctx.principal, e.event));
+          const visible = events.filter((e) => maySeeEvent(ctx.services.registry, ctx.principal, e.event));
           return json(
             'switchboard://events',
             visible.map((e) => ({ seq: e.seq, event: summarizeEvent(e.event) })),

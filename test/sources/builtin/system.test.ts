@@ -535,6 +535,46 @@ describe('system.config', () => {
     expect(readFileSync(hub.services.config.projectFile, 'utf8')).not.toContain('[redacted]');
   });
 
+  it('masks the password of a URL and keeps the one in effect when get → set or a patch sends it back', async () => {
+    const toml = [
+      '[[servers]]',
+      'name = "remote"',
+      'url = "https://bot:${BOT_PASS}@127.0.0.1:1/mcp"',
+      'enabled = false',
+      '[[servers]]',
+      'name = "db"',
+      'command = "db-mcp"',
+      'enabled = false',
+      'env = { DATABASE_URL = "postgres://app:pg-secret@db.internal:5432/prod" }',
+      '',
+    ].join('\n');
+    hub = await testHub({ cwd: projectWith(toml) });
+    const current = (await hub.value('system.config', { action: 'get' })).config;
+    expect(current.servers.map((s: any) => s.url ?? s.env.DATABASE_URL)).toEqual([
+      'https://bot:[redacted]@127.0.0.1:1/mcp',
+      'postgres://app:[redacted]@db.internal:5432/prod',
+    ]);
+    await hub.value('system.config', {
+      action: 'set',
+      value: { ...current, policy: { ...current.policy, timeout_ms: 4321 } },
+      persist: true,
+    });
+    await hub.value('system.config', {
+      action: 'patch',
+      patch: { servers: current.servers.map((s: any) => ({ ...s, timeout_ms: 4000 })) },
+      persist: true,
+    });
+    const after = hub.services.config.get() as any;
+    expect(after.policy.timeout_ms).toBe(4321);
+    expect(after.servers.map((s: any) => [s.timeout_ms, s.url ?? s.env.DATABASE_URL])).toEqual([
+      [4000, 'https://bot:${BOT_PASS}@127.0.0.1:1/mcp'],
+      [4000, 'postgres://app:pg-secret@db.internal:5432/prod'],
+    ]);
+    const text = readFileSync(hub.services.config.projectFile, 'utf8');
+    expect(text).toContain('https://bot:${BOT_PASS}@127.0.0.1:1/mcp');
+    expect(text).not.toContain('[redacted]');
+  });
+
   it('rejects an invalid value naming the key, and changes nothing', async () => {
     hub = await testHub({ cwd: projectWith(COMMENTED) });
     const events = recordEvents(hub, 'config.changed');

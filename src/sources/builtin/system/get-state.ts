@@ -2,8 +2,8 @@
 // latest events — so an agent can orient itself in a single call.
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
-import type { BusEvent, CallEvent, Principal, Services } from '../../../core/context.ts';
-import { visible } from '../../../core/registry.ts';
+import type { BusEvent, CallEvent } from '../../../core/context.ts';
+import { maySeeEvent } from '../../../observe/event-view.ts';
 import { TASK_STATUSES, type TaskStatus, type TaskStore } from '../../../store/contract.ts';
 import { InstanceViewSchema, instanceView, sweepExpiredInstances } from './lease.ts';
 
@@ -21,16 +21,6 @@ export function summarizeEvent(event: BusEvent): Record<string, unknown> {
   if (event.type !== 'call') return { ...event };
   const { input: _input, output: _output, error, ...rest } = event as CallEvent;
   return { ...rest, ok: !error, ...(error ? { error: { code: error.code, message: error.message } } : {}) };
-}
-
-/**
- * Whether `principal` may see an event: calls of capabilities it may not see are hidden, as the
- * capabilities themselves are (a hidden tool must not leak through the event log).
- */
-export function eventVisible(services: Services, principal: Principal, event: BusEvent): boolean {
-  if (event.type !== 'call') return true;
-  const entry = services.registry.get((event as CallEvent).name);
-  return !entry || visible(principal, entry.capability);
 }
 
 /** Count tasks in one status by paging; the store contract has no count, and this stays within it. */
@@ -76,7 +66,7 @@ export const systemGetState = defineCapability({
       instances: instances.map(instanceView),
       tasks: Object.fromEntries(TASK_STATUSES.map((s, i) => [s, counts[i]])) as Record<TaskStatus, number>,
       recentEvents: events
-        .filter((e) => eventVisible(services, ctx.principal, e.event))
+        .filter((e) => maySeeEvent(services.registry, ctx.principal, e.event))
         .map((e) => ({ seq: e.seq, event: summarizeEvent(e.event) })),
     };
   },
