@@ -29,24 +29,25 @@ export { HUB_ROLE, hubInstanceId };
  * hub never loads them.
  *
  * @example
- * const scale = store.shared ? await scaleOut(store, store.shared, instanceId, logger) : undefined;
+ * const scale = store.shared ? await scaleOut(store, store.shared, instanceId, logger, () => 3_600_000) : undefined;
  */
 export async function scaleOut(
   store: Store,
   shared: SharedState,
   instanceId: string,
   logger: Logger,
+  /** `[server] session_idle_timeout_ms`, read at each write: a session record expires after it. */
+  sessionIdleMs: () => number,
 ): Promise<ScaleOut> {
-  const [{ SharedBus }, { SharedPolicy }, { SessionDirectory }, { SESSION_IDLE_MS }] = await Promise.all([
+  const [{ SharedBus }, { SharedPolicy }, { SessionDirectory }] = await Promise.all([
     import('./observe/shared-bus.ts'),
     import('./policy/shared-policy.ts'),
     import('./serve/session-directory.ts'),
-    import('./serve/mcp-http.ts'),
   ]);
   return {
     bus: new SharedBus(shared.bus, instanceId, logger),
     policy: new SharedPolicy(shared.limits),
-    sessions: new SessionDirectory(shared.sessions, instanceId, SESSION_IDLE_MS),
+    sessions: new SessionDirectory(shared.sessions, instanceId, sessionIdleMs),
     requestStateKey: await shared.secret('request-state'),
     presence(services) {
       const id = hubInstanceId(instanceId);

@@ -7,6 +7,7 @@ import {
   classifyInboundRequest,
   createMcpHandler,
   isInitializeRequest,
+  isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
 } from '@modelcontextprotocol/server';
@@ -19,12 +20,10 @@ import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
 import { fastCallOf, runFastCall } from './fast-call.ts';
 import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
+import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
 import { jsonRpcResultText, modernCallToolResultJson } from './tool-result.ts';
 
 const MODERN_VERSION = '2026-07-28';
-/** Open 2025-era sessions allowed at once, and how long an idle one lives. */
-export const MAX_SESSIONS = 1000;
-export const SESSION_IDLE_MS = 60 * 60_000;
 
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
 const SSE_RETRY_MS = 1_000;
@@ -64,6 +63,10 @@ function sessionProfile(found: { principal: Principal } | string): string {
       : 'without a profile (/mcp)';
 }
 
+/** Whether a POST body carries a JSON-RPC request (a batch included), not only notifications or responses. */
+const carriesRequest = (body: unknown): boolean =>
+  Array.isArray(body) ? body.some((m) => isJSONRPCRequest(m)) : isJSONRPCRequest(body);
+
 /** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
 const HEADER_MISMATCH = -32020;
 
@@ -93,25 +96,40 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     transport: SessionTransport;
     principal: Principal;
     unsubscribe: () => void;
-    lastSeen: number;
   }
-  const sessions = new Map<string, Session>();
-  // 2025 sessions live in memory: bounded in number, and closed after a quiet hour (clients re-initialize on 404).
-  const sweep = setInterval(() => {
-    const idleBefore = Date.now() - SESSION_IDLE_MS;
-    for (const s of sessions.values()) if (s.lastSeen < idleBefore) void s.transport.close().catch(() => {});
-  }, 60_000);
+  // 2025 sessions live in memory, within [server] max_sessions and max_sessions_per_principal, until deleted, ended
+  // for room or idle past session_idle_timeout_ms (clients re-initialize on the 404): session-capacity.ts.
+  const limits = () => sessionLimitsOf(hub.config.get().server);
+  const sessions = new SessionTable<Session>(limits);
+  // An idle session also ends when it is next asked for; the sweep frees the memory of those nobody asks for again.
+  const sweep = setInterval(() => sessions.sweep(), Math.min(60_000, Math.max(1_000, limits().idleMs / 2)));
   sweep.unref();
 
   // Scale-out (Redis store): session records are shared, so any instance can take over a session it did not open.
   const directory = hub.scale?.sessions;
-  /** Why a session could not be taken over: unknown, another principal's, its roles or its profile changed. */
-  type Adopted = Session | 'unknown' | 'forbidden' | 'roles' | 'profile';
+  /** Why a session could not be taken over: unknown, another principal's, its roles or its profile changed, no room. */
+  type Adopted = Session | 'unknown' | 'forbidden' | 'roles' | 'profile' | Extract<Admission, { ok: false }>;
   const adopting = new Map<string, Promise<Adopted>>();
   // A client's answer to a server-to-client request, received by another instance and routed here.
   const offRouted = directory?.onRouted(({ sessionId, message }) => {
     sessions.get(sessionId)?.transport.onmessage?.(message as JSONRPCMessage);
   });
+
+  /**
+   * End a session the table picked. One ended for room loses its shared record too, so its client gets the 404 that
+   * makes it initialize again, on any instance; one ended idle keeps it (it may live on elsewhere, as a record expires
+   * after the same idle time).
+   */
+  function endSession(id: string, session: Session, why: SessionEnd): void {
+    hub.services.logger[why === 'evicted' ? 'info' : 'debug'](
+      { session: id, principal: session.principal.id, why },
+      why === 'evicted'
+        ? 'ended an idle 2025 MCP session to make room for a new one'
+        : 'ended an idle 2025 MCP session',
+    );
+    if (why === 'evicted') void directory?.remove(id).catch(() => {});
+    void session.transport.close().catch(() => {});
+  }
 
   /**
    * A protocol server and a sessionful transport for session `id` (fixed in advance, so the record can be
@@ -120,6 +138,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
    */
   async function openSession(id: string, principal: Principal): Promise<SessionTransport> {
     const server = buildMcpServer({ hub, principal }, { transport: 'http' });
+    let session: Session | undefined;
     const transport: SessionTransport = new SessionTransport({
       id,
       hub,
@@ -127,23 +146,45 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       server,
       retryMs: SSE_RETRY_MS,
       onsessioninitialized: (sid) => {
-        const unsubscribe = forwardListChanges(hub, server);
-        sessions.set(sid, { transport, principal, unsubscribe, lastSeen: Date.now() });
+        const opened: Session = { transport, principal, unsubscribe: forwardListChanges(hub, server) };
+        session = opened;
+        sessions.open(sid, opened, (why) => endSession(sid, opened, why));
       },
       ...(directory ? { beforeRequest: (request) => directory.claim(id, request.id) } : {}),
     });
     // Set before connect: the server chains its own close handling onto this one.
     transport.onclose = () => {
       const sid = transport.sessionId;
-      if (sid) {
-        sessions.get(sid)?.unsubscribe();
-        sessions.delete(sid);
+      if (sid && session) {
+        session.unsubscribe();
+        sessions.remove(sid, session);
         // Closed here (idle, shutdown): the shared record stays, so the session lives on elsewhere or after restart.
         directory?.forget(sid);
       }
     };
     await server.connect(transport);
     return transport;
+  }
+
+  /**
+   * Answer the initialize of session `id` (its place already held): `answer` sends it through the new transport. A
+   * failed initialize gives its place back.
+   */
+  async function initialize(
+    id: string,
+    principal: Principal,
+    answer: (transport: SessionTransport) => Promise<void>,
+  ): Promise<void> {
+    let transport: SessionTransport | undefined;
+    try {
+      transport = await openSession(id, principal);
+      await answer(transport);
+    } finally {
+      if (!sessions.isOpen(id)) {
+        sessions.remove(id);
+        void transport?.close().catch(() => {});
+      }
+    }
   }
 
   /**
@@ -156,8 +197,9 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     if (record.principal.id !== principal.id) return 'forbidden';
     if (record.principal.roles.join(',') !== principal.roles.join(',')) return 'roles';
     if (record.principal.profile !== principal.profile?.name) return 'profile';
-    const transport = await openSession(id, principal);
-    await transport.replayInitialize(record.initialize);
+    const admission = sessions.admit(id, principal.id);
+    if (!admission.ok) return admission;
+    await initialize(id, principal, (transport) => transport.replayInitialize(record.initialize));
     return sessions.get(id) ?? 'unknown';
   }
 
@@ -190,6 +232,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       }
       if (found === 'unknown')
         return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
+      if (typeof found === 'object' && 'ok' in found) return jsonRpcError(res, found.status, -32000, found.message);
       // A session serves the caller that opened it, with the roles it had then; changed roles need a new session.
       if (found === 'forbidden' || (found as Session).principal.id !== principal.id)
         return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
@@ -204,7 +247,11 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           `This session was opened ${sessionProfile(found)}; continue it at that URL, or start a new session with initialize.`,
         );
       const session = found as Session;
-      session.lastSeen = Date.now();
+      const done = sessions.started(sessionId, {
+        stream: req.method === 'GET',
+        request: req.method === 'POST' && carriesRequest(body),
+      });
+      res.once('close', done);
       if (directory) {
         directory.touch(sessionId);
         // The client's answer to a request another instance sent: hand it over and acknowledge it here.
@@ -222,14 +269,10 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
-      if (sessions.size >= MAX_SESSIONS)
-        return jsonRpcError(
-          res,
-          503,
-          -32000,
-          `Too many open sessions (${MAX_SESSIONS}); close one (DELETE /mcp) or use protocol 2026-07-28, which needs none.`,
-        );
       const id = randomUUID();
+      // A place for the new session, made by ending idle ones when the principal's share or the instance is full.
+      const admission = sessions.admit(id, principal.id);
+      if (!admission.ok) return jsonRpcError(res, admission.status, -32000, admission.message);
       if (directory) {
         try {
           await directory.save(id, {
@@ -242,11 +285,12 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
             createdAt: new Date().toISOString(),
           });
         } catch (err) {
+          sessions.remove(id);
           return jsonRpcError(res, 503, -32000, (err as Error).message);
         }
       }
-      const transport = await openSession(id, principal);
-      await transport.handle(req, res, body);
+      res.once('close', sessions.started(id, { stream: false, request: false }));
+      await initialize(id, principal, (transport) => transport.handle(req, res, body));
       return;
     }
     if (req.method === 'POST')
@@ -352,11 +396,8 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       clearInterval(sweep);
       unsubscribeModern();
       offRouted?.();
-      for (const s of sessions.values()) {
-        s.unsubscribe();
-        await s.transport.close().catch(() => {});
-      }
-      sessions.clear();
+      // Each one's close handler unsubscribes it and gives its place back.
+      for (const s of [...sessions.sessions()]) await s.transport.close().catch(() => s.unsubscribe());
       await modern.close();
     },
   };

@@ -10,11 +10,11 @@ const PENDING_TTL_MS = 3_600_000;
 const TOUCH_EVERY_MS = 60_000;
 
 /**
- * The shared directory of sessions, for the streamable HTTP transport (mcp-http.ts). Records expire after `idleMs`
- * without use; a refresh is written at most once a minute per session.
+ * The shared directory of sessions, for the streamable HTTP transport (mcp-http.ts). Records expire after `idleMs()`
+ * (`[server] session_idle_timeout_ms`) without use; a refresh is written at most once a minute per session.
  *
  * @example
- * const dir = new SessionDirectory(store.shared.sessions, instanceId, 3_600_000);
+ * const dir = new SessionDirectory(store.shared.sessions, instanceId, () => 3_600_000);
  * await dir.save(id, { principal, initialize, createdAt });
  * const rec = await dir.load(id); // on any instance
  */
@@ -26,7 +26,7 @@ export class SessionDirectory {
   constructor(
     private readonly part: McpSessionPart,
     private readonly instanceId: string,
-    private readonly idleMs: number,
+    private readonly idleMs: () => number,
   ) {
     this.stopListening = part.listen(instanceId, (msg) => {
       for (const h of this.handlers) h(msg);
@@ -34,7 +34,7 @@ export class SessionDirectory {
   }
 
   async save(id: string, record: McpSessionRecord): Promise<void> {
-    await this.part.save(id, record, this.idleMs);
+    await this.part.save(id, record, this.idleMs());
     this.touched.set(id, Date.now());
   }
 
@@ -47,7 +47,7 @@ export class SessionDirectory {
     const last = this.touched.get(id) ?? 0;
     if (Date.now() - last < TOUCH_EVERY_MS) return;
     this.touched.set(id, Date.now());
-    void this.part.refresh(id, this.idleMs).catch(() => {});
+    void this.part.refresh(id, this.idleMs()).catch(() => {});
   }
 
   /** End a session everywhere (DELETE /mcp). */

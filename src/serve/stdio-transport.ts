@@ -27,6 +27,21 @@ function describeType(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
+/** Something the client sent as an answer (a result or an error, no method): JSON-RPC never answers a response. */
+function isResponseLike(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  return !('method' in value) && ('result' in value || 'error' in value);
+}
+
+/** Why JSON text without a usable id is not a JSON-RPC message, and what is expected instead. */
+function invalidMessage(value: unknown): string {
+  if (Array.isArray(value))
+    return 'Invalid Request: a batch (JSON array) is not accepted over stdio; send one JSON-RPC message per line.';
+  const expected = 'expected a JSON-RPC 2.0 object with jsonrpc "2.0" and a string method';
+  if (typeof value !== 'object' || value === null) return `Invalid Request: ${expected}, not ${describeType(value)}.`;
+  return `Invalid Request: not a valid JSON-RPC 2.0 message (${expected}, and an integer or string id for a request).`;
+}
+
 // Long enough for a busy client to read the notification first; only calls that just sent one pay it.
 const RESPONSE_GAP_MS = 10;
 
@@ -106,18 +121,22 @@ export class BatchingStdioTransport implements Transport {
     try {
       parsed = JSON.parse(line);
     } catch (err) {
-      // Same as the SDK: report and keep serving the next line (without an id there is no one to answer).
-      this.onerror?.(err as Error);
+      // JSON-RPC's answer to text that is not JSON: -32700, with a null id (no id can be read from it).
+      this.refuse(
+        -32700,
+        `Parse error: the line is not valid JSON (${(err as Error).message.slice(0, 200)}); send one JSON-RPC message per line.`,
+      );
       return;
     }
-    // Deep nesting would reach recursive code (schema validation, serialisation): refuse it, with an answer
-    // when the request's id can be read.
+    // Deep nesting would reach recursive code (schema validation, serialisation): refuse it as unparseable, naming
+    // the request's id when it can be read (a response is never answered).
     const depth = checkJsonDepth(line);
     if (!depth.ok) {
       const id = requestIdOf(parsed);
       if (id !== undefined)
         void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${depth.message}` } });
-      else this.onerror?.(new Error(depth.message));
+      else if (isResponseLike(parsed)) this.onerror?.(new Error(`dropped a response: ${depth.message}`));
+      else this.refuse(-32700, `Parse error: ${depth.message}`);
       return;
     }
     if (this.fast?.take(parsed)) return;
@@ -140,14 +159,21 @@ export class BatchingStdioTransport implements Transport {
                 : `Invalid Request: method must be a string naming the method (e.g. "tools/call"), not ${describeType(method)}.`,
           },
         });
-      } else
+      } else if (isResponseLike(parsed))
+        // The client's answer to one of our requests is never answered, even when it is malformed.
         this.onerror?.(
-          new Error(`dropped a message that is not valid JSON-RPC: ${(err as Error).message.slice(0, 200)}`),
+          new Error(`dropped a response that is not valid JSON-RPC: ${(err as Error).message.slice(0, 200)}`),
         );
+      else this.refuse(-32600, invalidMessage(parsed));
       return;
     }
     this.onmessage?.(message);
     this.fast?.observe(message);
+  }
+
+  /** Answer a line that names no usable id: JSON-RPC's error with a null id, so no line goes unanswered. */
+  private refuse(code: -32700 | -32600, message: string): void {
+    void this.send({ jsonrpc: '2.0', id: null, error: { code, message } });
   }
 
   /**

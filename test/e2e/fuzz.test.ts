@@ -8,12 +8,13 @@
 // FUZZ_STDIO_COUNT and FUZZ_HTTP_COUNT (per HTTP face) change the counts. Each test prints its time.
 //
 // "Can parse" is the SDK's own judgement (test/fuzz/oracle.ts). What it does with the rest, pinned here as found:
-// - invalid JSON lines on stdio cannot be answered (no id to name) and are skipped;
+// - lines on stdio that name no usable id are answered with a null id: -32700 when they are not JSON or nest deeper
+//   than 64 levels, -32600 when they are JSON but no JSON-RPC message (responses from the client excepted);
 // - JSON-RPC-shaped requests the SDK's schema refuses (an extra member, a fractional or unsafe-integer id, array
 //   params, a malformed _meta) are answered -32600 with their id: by Switchboard's stdio transport on stdio (the
 //   SDK's own drops them), and 400 / -32600 over HTTP;
-// - batch arrays are dropped whole on stdio, answered request by request in a 2025 HTTP session, and refused
-//   with 400 / -32600 on 2026-07-28 (no batches with requests).
+// - batch arrays are refused whole on stdio (-32600, id null), answered request by request in a 2025 HTTP session,
+//   and refused with 400 / -32600 on 2026-07-28 (no batches with requests).
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';

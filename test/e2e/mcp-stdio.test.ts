@@ -257,6 +257,8 @@ function rawServe() {
   return {
     send,
     write: (text: string) => child.stdin.write(text),
+    /** Every message the server wrote so far. */
+    messages,
     answer,
     stderr: () => stderr,
     async initialize() {
@@ -319,6 +321,60 @@ describe('stdio message limits', () => {
     });
     expect((await serve.answer('three'))?.error?.message).toMatch(/method must be a string .* not null\.$/);
     expect((await serve.answer(4))?.result?.structuredContent?.status).toBe('healthy');
+    await serve.close();
+  });
+
+  /** The answers that name no request: each must be one of the lines written before a later request's answer. */
+  const nullIdErrors = (serve: ReturnType<typeof rawServe>) =>
+    serve.messages().filter((m) => m.id === null && 'error' in m);
+
+  it('answers every line it cannot parse with exactly one -32700 (id null), deep nesting included, and serves on', async () => {
+    const serve = rawServe();
+    await serve.initialize();
+    const unparseable = {
+      'an unclosed deep array': '['.repeat(100_000),
+      'a closed deep array, past the depth limit': `${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+      'deep objects, past the depth limit': `${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}`,
+      'a request cut mid-string': '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"system__he',
+      'text that is not JSON': '{not json}',
+    };
+    for (const line of Object.values(unparseable)) serve.write(`${line}\n`);
+    serve.send(health(8));
+    expect((await serve.answer(8))?.result?.structuredContent?.status).toBe('healthy');
+    const errors = nullIdErrors(serve);
+    expect(errors.map((m) => m.error.code)).toEqual(Object.values(unparseable).map(() => -32700));
+    expect(errors[0].error.message).toMatch(/^Parse error: the line is not valid JSON \(.+\); send one JSON-RPC/);
+    expect(errors[1].error.message).toMatch(/^Parse error: JSON nesting deeper than 64 levels \(at offset 64\)/);
+    expect(errors[2].error.message).toMatch(/^Parse error: JSON nesting deeper than 64 levels/);
+    // Nothing else is answered for them, and nothing answers the cut request's id.
+    expect(serve.messages().filter((m) => m.id === 7)).toEqual([]);
+    await serve.close();
+  });
+
+  it('answers JSON that is no JSON-RPC message and names no id with one -32600 (id null), but never a response', async () => {
+    const serve = rawServe();
+    await serve.initialize();
+    const invalid = {
+      'a huge number': '1'.repeat(100_000),
+      'a string': '"tools/call"',
+      'an empty object': '{}',
+      'a batch': JSON.stringify([health(20)]),
+      'a request with a fractional id': JSON.stringify({ ...health(0), id: 1.5 }),
+    };
+    for (const line of Object.values(invalid)) serve.write(`${line}\n`);
+    // The client's answers (a malformed one too) and a notification are not answered.
+    serve.send({ jsonrpc: '2.0', id: 99, result: {} });
+    serve.send({ jsonrpc: '2.0', id: 98, result: {}, extra: true });
+    serve.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    serve.send(health(9));
+    expect((await serve.answer(9))?.result?.structuredContent?.status).toBe('healthy');
+    const errors = nullIdErrors(serve);
+    expect(errors.map((m) => m.error.code)).toEqual(Object.values(invalid).map(() => -32600));
+    expect(errors[0].error.message).toBe(
+      'Invalid Request: expected a JSON-RPC 2.0 object with jsonrpc "2.0" and a string method, not a number.',
+    );
+    expect(errors[3].error.message).toMatch(/a batch \(JSON array\) is not accepted over stdio/);
+    expect(serve.messages().filter((m) => m.id === 20 || m.id === 99 || m.id === 98)).toEqual([]);
     await serve.close();
   });
 });

@@ -84,9 +84,11 @@ export function httpObligations(body: string): Obligations {
 
 /**
  * A stack trace or a source location in an answer: a frame (`\n    at f (…)`, also JSON-escaped), a Node internal
- * module, or a file with line number (`x.ts:12`). Answers name no code locations, whatever went wrong.
+ * module, or a file with line number (`x.ts:12`). Answers name no code locations, whatever went wrong — but for the
+ * user's own file that failed to load, which `system.health` names with its line by design (the fixture handlers'
+ * `broken.ts`, broken on purpose).
  */
-export const STACK_TRACE = /(?:\n|\\n)\s+at [\w<.[]|node:internal|\.[cm]?[jt]s:\d+/;
+export const STACK_TRACE = /(?:\n|\\n)\s+at [\w<.[]|node:internal|(?<!handlers\/broken)\.[cm]?[jt]s:\d+/;
 
 /** The JSON messages of a text/event-stream body (events without data, like the priming event, are skipped). */
 export function sseMessages(body: string): unknown[] {
