@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionMode, PROFILE_NAME } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
+import { CALLER_LIMIT_ENV } from '../../policy/caller-limit.ts';
 import { type DefinitionSource, keyProblem, mcpServerProblem, orchestratorAgentsDir } from './agent-orchestrator.ts';
 
 export const PROVIDERS = ['claude-cli', 'anthropic', 'openai', 'gemini'] as const;
@@ -158,6 +159,13 @@ export function loadOne(dir: string, folder: string, source: DefinitionSource): 
     const mcp = McpJson.safeParse(rawMcp);
     if (!mcp.success) throw new Error(`${mcpFile}: ${describeIssues(mcp.error.issues).message}`);
     mcpServers = mcp.data.mcpServers;
+    for (const [name, spec] of Object.entries(mcpServers)) {
+      // The hub sets it for every turn; a file that set it could widen what a caller reaches (docs/security.md rule 2).
+      if ('env' in spec && Object.hasOwn(spec.env, CALLER_LIMIT_ENV))
+        throw new Error(
+          `${mcpFile}: server '${name}': env ${CALLER_LIMIT_ENV} is set by Switchboard for each turn (what the caller may call); remove it`,
+        );
+    }
   }
   return {
     ...parsed.data,

@@ -10,6 +10,8 @@ import { exposureFilter } from '../../core/name-globs.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
 import { minimalEnv } from '../../core/process.ts';
 import { type EffectiveProfile, requireProfile, withProfile } from '../../core/profile.ts';
+import type { Registry } from '../../core/registry.ts';
+import { type CallerLimit, callerLimit, narrowRoles } from '../../policy/caller-limit.ts';
 import { builtinTools, shellTool } from './builtin-tools.ts';
 import type { AgentDefinition } from './definitions.ts';
 import type { McpToolOpener } from './mcp-tools.ts';
@@ -31,8 +33,9 @@ export interface TurnTools {
 
 /**
  * Assemble a turn's tools: built-ins (and the shell) when the session enabled them, bounded by `caller`; the
- * agent's MCP servers opened in the session's directory. A server that cannot start is noted through `emit` as
- * `mcp_unavailable` and left out; the others still open.
+ * agent's MCP servers opened in the session's directory, with `limitEnv` (the caller's limit, {@link
+ * turnCallerLimit}) in their environment. A server that cannot start is noted through `emit` as `mcp_unavailable`
+ * and left out; the others still open.
  */
 export async function turnTools(
   deps: TurnToolDeps,
@@ -41,6 +44,7 @@ export async function turnTools(
   caller: Principal | undefined,
   signal: AbortSignal,
   emit: (events: TranscriptEvent[]) => void,
+  limitEnv: Record<string, string> = {},
 ): Promise<TurnTools> {
   const tools: LocalTool[] = [];
   const profile = agentProfile(deps.services.config.get(), agent);
@@ -66,7 +70,11 @@ export async function turnTools(
       emit([{ type: 'mcp_unavailable', server, error: toErrorInfo(err).message }]);
     }
   }
-  const mcp = await deps.openMcp(servers, { cwd: meta.project_dir, env: childEnv(deps.env, profile), signal });
+  const mcp = await deps.openMcp(servers, {
+    cwd: meta.project_dir,
+    env: { ...childEnv(deps.env, profile), ...limitEnv },
+    signal,
+  });
   tools.push(...mcp.tools);
   for (const f of mcp.failures) emit([{ type: 'mcp_unavailable', server: f.server, error: f.error }]);
   return { tools, close: mcp.close };
@@ -103,15 +111,24 @@ export function agentPrincipal(
   builtins?: string[],
   profile?: EffectiveProfile,
 ): Principal {
-  const callerRoles = caller?.roles ?? ['*'];
-  const roles = callerRoles.includes('*')
-    ? agentRoles
-    : agentRoles.includes('*')
-      ? callerRoles
-      : agentRoles.filter((r) => callerRoles.includes(r));
+  const roles = narrowRoles(agentRoles, caller?.roles ?? ['*']);
   const listed = builtins ? exposureFilter([{ allow: builtins }]) : undefined;
   const callerSees = caller?.sees;
   const sees = listed && callerSees ? (name: string) => listed(name) && callerSees(name) : (listed ?? callerSees);
   const principal: Principal = { id: `agent:${session}`, roles, kind: 'internal', ...(sees ? { sees } : {}) };
   return profile ? withProfile(principal, profile) : principal;
+}
+
+/**
+ * What a Switchboard started for a turn may serve (docs/security.md rule 2): what the turn's principal may call —
+ * the agent's roles narrowed to the caller's, with the caller's exposure. Not the agent's `builtins` (they choose
+ * built-ins) nor its profile (the `serve` gets SWITCHBOARD_PROFILE and applies it itself).
+ */
+export function turnCallerLimit(
+  registry: Registry,
+  session: string,
+  agent: AgentDefinition | undefined,
+  caller: Principal | undefined,
+): CallerLimit {
+  return callerLimit(registry, agentPrincipal(session, agent?.roles ?? ['agent'], caller));
 }

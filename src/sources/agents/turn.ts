@@ -4,6 +4,7 @@
 import type { AgentsConfig } from '../../config/schema.ts';
 import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
+import { type PassedLimit, passCallerLimit } from '../../policy/caller-limit.ts';
 import { fillPlaceholders } from './agent-orchestrator.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
@@ -13,7 +14,7 @@ import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
 import type { SessionStore } from './session-store.ts';
 import type { SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-types.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
-import { type TurnToolDeps, turnTools } from './turn-tools.ts';
+import { type TurnToolDeps, turnCallerLimit, turnTools } from './turn-tools.ts';
 
 /** How a turn reports to the call that started it (a synchronous call: progress and log notifications). */
 export interface CallHooks {
@@ -86,11 +87,19 @@ export async function runTurn(
     if (o.providerSessionId) meta.provider_session_id = o.providerSessionId;
   };
   let result: TurnResult;
+  let limit: PassedLimit | undefined;
   try {
-    const own = provider.toolLoop ? await turnTools(deps, meta, agent, hooks.caller, signal, emit) : { tools: [] };
+    // Every Switchboard the turn starts serves at most what the caller could call directly (docs/security.md rule 2):
+    // claude starts the servers of agent.mcp.json and of its own settings; the API providers those of agent.mcp.json.
+    if (!provider.toolLoop || Object.keys(agent?.mcpServers ?? {}).length)
+      limit = await passCallerLimit(turnCallerLimit(deps.services.registry, meta.session_name, agent, hooks.caller));
+    const limitEnv = limit?.env ?? {};
+    const own = provider.toolLoop
+      ? await turnTools(deps, meta, agent, hooks.caller, signal, emit, limitEnv)
+      : { tools: [] };
     mcpClose = own.close;
     const { outcome, structured, warnings } = await askModel(
-      { deps, meta, agent, provider, cfg, tools: own.tools, signal, emit, transcript },
+      { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, signal, emit, transcript },
       turn,
       add,
     );
@@ -110,6 +119,7 @@ export async function runTurn(
     });
   } finally {
     await mcpClose?.().catch(() => {});
+    await limit?.dispose().catch(() => {});
   }
   await recordEnd(deps, meta, result, totals.usage, events, transcript, lock);
   return result;
@@ -123,6 +133,8 @@ interface Asking {
   provider: Provider;
   cfg: AgentsConfig;
   tools: LocalTool[];
+  /** The caller's limit for the processes the provider starts (claude-cli). */
+  limitEnv: Record<string, string>;
   signal: AbortSignal;
   emit: (events: TranscriptEvent[]) => void;
   transcript: TranscriptWriter;
@@ -133,7 +145,7 @@ interface Asking {
  * `structured_output_retries` times. `add` takes each call's usage.
  */
 async function askModel(
-  { deps, meta, agent, provider, cfg, tools, signal, emit, transcript }: Asking,
+  { deps, meta, agent, provider, cfg, tools, limitEnv, signal, emit, transcript }: Asking,
   turn: TurnInput,
   add: (o: TurnOutcome) => void,
 ): Promise<{ outcome: TurnOutcome; structured: unknown; warnings: string[] | null }> {
@@ -171,6 +183,7 @@ async function askModel(
     history: await history(),
     callbackTools: meta.options.tools,
     localTools: tools,
+    limitEnv,
     maxModelCalls: cfg.max_model_calls,
     signal,
     env: deps.env,

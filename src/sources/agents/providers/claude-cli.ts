@@ -44,15 +44,22 @@ export function findClaude(config: AgentsConfig, env: NodeJS.ProcessEnv, project
   return dirs.map((d) => join(d, command)).find(executable);
 }
 
-/** The child's environment: the basics, the hub's ANTHROPIC_* / CLAUDE_* settings, then the configured extras. */
+/**
+ * The child's environment: the basics, the hub's ANTHROPIC_* / CLAUDE_* settings, the configured extras, the agent's
+ * profile and the caller's limit.
+ */
 function childEnv(req: TurnRequest): Record<string, string> {
   const claude: Record<string, string> = {};
   for (const [k, v] of Object.entries(req.env)) {
     if (v !== undefined && (k === 'IS_SANDBOX' || k.startsWith('ANTHROPIC_') || k.startsWith('CLAUDE_'))) claude[k] = v;
   }
-  // The agent's profile reaches the Switchboard its agent.mcp.json starts (`switchboard serve` reads it).
+  // The agent's profile and the caller's limit reach the Switchboard its agent.mcp.json (or claude's own settings)
+  // starts: `switchboard serve` reads both. The limit comes last: no configured variable replaces it.
   const profile: Record<string, string> = req.agent?.profile ? { SWITCHBOARD_PROFILE: req.agent.profile } : {};
-  const out = minimalEnv({ ...claude, ...req.config.providers['claude-cli'].env, ...profile }, req.env);
+  const out = minimalEnv(
+    { ...claude, ...req.config.providers['claude-cli'].env, ...profile, ...req.limitEnv },
+    req.env,
+  );
   if (req.maxTokensExplicit) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(req.maxTokens);
   return out;
 }

@@ -58,6 +58,11 @@ export interface TurnRequest {
   history: Message[];
   callbackTools: CallbackTool[];
   localTools: LocalTool[];
+  /**
+   * SWITCHBOARD_CALLER_LIMIT for the processes the provider starts itself (claude-cli: claude and the MCP servers it
+   * starts), so a `switchboard serve` among them serves at most what the caller could call (docs/security.md rule 2).
+   */
+  limitEnv: Record<string, string>;
   maxModelCalls: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
