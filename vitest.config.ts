@@ -7,8 +7,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // They read the originals' data files beside the repository: `npm run test:shared`, never a user's `npm test`.
     exclude: ['test/originals/**', 'node_modules/**'],
-    // Starts a redis-server for the run when none answers (the scale-out tests need one).
-    globalSetup: ['test/global-redis.ts'],
+    // Starts a redis-server for the run when none answers (the scale-out tests need one); builds the startup
+    // snapshot once into a cache folder of the run's own.
+    globalSetup: ['test/global-redis.ts', 'test/global-snapshot.ts'],
     // A temp HOME and TMPDIR for each test file, removed after it; a quiet `claude` (test/setup-env.ts).
     setupFiles: ['test/setup-env.ts'],
     testTimeout: 30_000,

@@ -1,7 +1,7 @@
 // Builds dist/ with esbuild: one ESM bundle for the library and the CLI (a shared module graph, so
 // handler modules importing 'switchboard' get the same zod instance), with native and loader packages external;
-// then the V8 startup snapshot that `switchboard serve` starts from (docs/decisions.md, "Startup snapshot").
-import { execFileSync } from 'node:child_process';
+// then dist/snapshot.cjs, the script the V8 startup snapshot of `switchboard serve` is built from on the user's own
+// machine, into their cache (src/cli/snapshot-cache.ts; docs/decisions.md, "Startup snapshot").
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import { buildUi } from './build-ui.mjs';
@@ -63,8 +63,8 @@ export const { ${names.join(', ')} } = api;
 `,
 );
 
-// The snapshot: one CommonJS file (a snapshot is built from a script, not from ES modules) evaluated by
-// `node --build-snapshot`. There, `require` reaches built-in modules only, and the state of what is evaluated is
+// The snapshot's script: one CommonJS file (a snapshot is built from a script, not from ES modules) evaluated by
+// `node --build-snapshot` where the package is installed (`switchboard snapshot build`; serve runs it by itself). There, `require` reaches built-in modules only, and the state of what is evaluated is
 // frozen into the blob; so some modules are deferred: a stand-in loads the real one with its first use, at run
 // time. The banner's `require` is the snapshot builder's until the deserialised main function installs a real
 // one (src/snapshot.ts).
@@ -76,7 +76,7 @@ export const { ${names.join(', ')} } = api;
 const DEFERRED = {
   picocolors: [],
   tinyglobby: ['glob'],
-  yaml: ['LineCounter', 'parseDocument', 'parse', 'stringify'],
+  yaml: ['LineCounter', 'isNode', 'parseDocument', 'parse', 'stringify'],
   '@decimalturn/toml-patch': ['patch'],
   'json-merge-patch': [],
   'node:module': ['createRequire', 'register'],
@@ -147,59 +147,40 @@ function __switchboardDeferred(id, name, known = {}) {
   });
 }`;
 
-try {
-  await build({
-    entryPoints: ['src/snapshot.ts'],
-    outfile: 'dist/snapshot.cjs',
-    bundle: true,
-    // Without comments the bundle is ASCII, so V8 keeps its source as one-byte text (half the size), and the blob
-    // it deserialises at every start is 15 → 11 MB. Names stay as written (stack traces, class names).
-    minifyWhitespace: true,
-    legalComments: 'none',
-    format: 'cjs',
-    platform: 'node',
-    target: 'node20',
-    sourcemap: 'linked',
-    // Loaded at run time only, when first used: TypeScript handlers, a Redis store, and the large CommonJS packages
-    // no start-up needs (agent SDKs, Ajv, the MCP client for upstream servers). Left out of the blob, they keep
-    // it and the heap it deserialises ~6 MB smaller (~18 MB less RSS).
-    external: [
-      'tsx',
-      'tsx/*',
-      'esbuild',
-      'ioredis',
-      '@anthropic-ai/sdk',
-      'openai',
-      '@google/genai',
-      'ajv',
-      '@modelcontextprotocol/client',
-      '@modelcontextprotocol/client/*',
-    ],
-    plugins: [deferred],
-    alias,
-    define: {
-      ...defineVersion,
-      'import.meta.url': 'globalThis.__switchboardMetaUrl',
-      'import.meta.dirname': 'globalThis.__switchboardMetaDirname',
-    },
-    banner: { js: SNAPSHOT_BANNER },
-    logLevel: 'error',
-  });
-  execFileSync(
-    process.execPath,
-    ['--snapshot-blob', 'dist/switchboard.blob', '--build-snapshot', 'dist/snapshot.cjs'],
-    {
-      // Node warns on stderr about every built-in module it has not verified in snapshots; shown only on failure.
-      stdio: ['ignore', 'ignore', 'pipe'],
-      timeout: 120_000,
-    },
-  );
-  // The launcher uses the blob only with the Node that built it (a blob from another version cannot start).
-  writeFileSync('dist/switchboard.blob.node', `${process.execPath}\n`);
-} catch (err) {
-  // Not fatal: without a blob, bin/switchboard.js starts from the ESM bundle as before.
-  rmSync('dist/switchboard.blob', { force: true });
-  process.stderr.write(
-    `${err.stderr ?? ''}startup snapshot not built (switchboard starts without it): ${err.message}\n`,
-  );
-}
+await build({
+  entryPoints: ['src/snapshot.ts'],
+  outfile: 'dist/snapshot.cjs',
+  bundle: true,
+  // Without comments the bundle is ASCII, so V8 keeps its source as one-byte text (half the size), and the blob
+  // it deserialises at every start is 15 → 11 MB. Names stay as written (stack traces, class names).
+  minifyWhitespace: true,
+  legalComments: 'none',
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  sourcemap: 'linked',
+  // Loaded at run time only, when first used: TypeScript handlers, a Redis store, and the large CommonJS packages
+  // no start-up needs (agent SDKs, Ajv, the MCP client for upstream servers). Left out of the blob, they keep
+  // it and the heap it deserialises ~6 MB smaller (~18 MB less RSS).
+  external: [
+    'tsx',
+    'tsx/*',
+    'esbuild',
+    'ioredis',
+    '@anthropic-ai/sdk',
+    'openai',
+    '@google/genai',
+    'ajv',
+    '@modelcontextprotocol/client',
+    '@modelcontextprotocol/client/*',
+  ],
+  plugins: [deferred],
+  alias,
+  define: {
+    ...defineVersion,
+    'import.meta.url': 'globalThis.__switchboardMetaUrl',
+    'import.meta.dirname': 'globalThis.__switchboardMetaDirname',
+  },
+  banner: { js: SNAPSHOT_BANNER },
+  logLevel: 'error',
+});

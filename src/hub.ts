@@ -7,8 +7,10 @@ import type { Logger } from 'pino';
 import { LiveConfig } from './config/live.ts';
 import { loadConfig } from './config/load.ts';
 import type { Config } from './config/schema.ts';
+import { callerPaths } from './core/caller-paths.ts';
 import type { EventBus, HealthRegistry, Services } from './core/context.ts';
 import { Features, Health } from './core/health.ts';
+import { LoadProblems } from './core/load-problems.ts';
 import { Pipeline } from './core/pipeline.ts';
 import { Registry } from './core/registry.ts';
 import { ServerContributions } from './core/server-contributions.ts';
@@ -24,7 +26,8 @@ import { readYourWrites } from './observe/read-your-writes.ts';
 import { PolicySteps } from './policy/steps/index.ts';
 import { type ScaleOut, scaleOut } from './scale-out.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
-import { loadHandlerModules, type ModuleReport } from './sources/handlers/load.ts';
+import { loadHandlerModules, type ModuleReport, moduleProblems } from './sources/handlers/load.ts';
+import { watchHandlerModules } from './sources/handlers/watch.ts';
 import { type RunningSource, SOURCES } from './sources/index.ts';
 import type { Store } from './store/contract.ts';
 import { SqliteStore } from './store/sqlite/index.ts';
@@ -40,7 +43,10 @@ export interface HubOptions {
   storeUrl?: string;
   /** Extra handler module folders (absolute or relative to cwd). */
   handlerPaths?: string[];
-  /** Re-read the config files when they change (servers); one-shot CLI commands leave it off. */
+  /**
+   * Re-read the config files when they change (servers), and the handler modules (`[handlers] watch`); one-shot CLI
+   * commands leave it off.
+   */
   watchConfig?: boolean;
   /**
    * On a Redis store, register this process in the shared instance list and keep its lease alive (`serve` does;
@@ -61,8 +67,9 @@ export interface Hub {
   /** Resolves once every source's first discovery settled. */
   ready(): Promise<void>;
   /**
-   * Resolves when a list may be answered: every source has something to list, or `[server] first_list_wait_ms`
-   * passed since the first list was asked for. Settled once, it stays settled.
+   * Resolves when a list may be answered: every source has listed what it has at start, each upstream server within
+   * its own `startup_timeout_ms` (or `[server] first_list_wait_ms`, when set, passed since the first list was asked
+   * for). Settled once, it stays settled.
    */
   catalogReady(): Promise<void>;
   /** Rate limits, breakers and concurrency state (read by health and metrics). */
@@ -79,12 +86,16 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-/** Every source's `listed` (or `ready`), bounded by `ms`: a source that takes longer is listed when it arrives. */
-function firstListWait(sources: Map<string, RunningSource>, ms: number): Promise<void> {
-  const all = Promise.all([...sources.values()].map((s) => s.listed ?? s.ready)).then(
+/**
+ * Every source's `listed`, each bounded by its own limits (an upstream server never listed before: its
+ * `startup_timeout_ms`); `ms`, when given, bounds the whole wait. A source that takes longer is listed when it arrives.
+ */
+function firstListWait(sources: Map<string, RunningSource>, ms: number | undefined): Promise<void> {
+  const all = Promise.all([...sources.values()].map((s) => s.listed)).then(
     () => undefined,
     () => undefined, // A source that failed to discover has nothing more to wait for; its error is its own to report.
   );
+  if (ms === undefined) return all;
   if (ms === 0) return Promise.resolve();
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<void>((resolve) => {
@@ -180,12 +191,18 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const env = opts.env ?? process.env;
   const logger = opts.logger ?? createLogger();
   const config = new LiveConfig(loadConfig(cwd, env), env);
+  if (opts.storeUrl !== undefined) {
+    config.override('store.kind', 'redis', `serve --store ${opts.storeUrl}`);
+    config.override('store.url', opts.storeUrl, `serve --store ${opts.storeUrl}`);
+  }
   const cfg = config.get();
   const store: Store = opts.store ?? (await openStore(cwd, cfg.store, opts.storeUrl));
   const instanceId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   // Scale-out: with a store that offers shared state (Redis), the bus, the limits and the breakers are shared by every
   // instance on it.
-  const scale = store.shared ? await scaleOut(store, store.shared, instanceId, logger) : undefined;
+  const scale = store.shared
+    ? await scaleOut(store, store.shared, instanceId, logger, () => config.get().server.session_idle_timeout_ms)
+    : undefined;
   const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
 
   // 2. What is written about calls and events, in batches; reads through services see it (read your writes).
@@ -208,6 +225,9 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     health: new Health(),
     features: new Features(),
     servers: new ServerContributions(),
+    problems: new LoadProblems(callerPaths(cwd), () =>
+      bus.publish({ type: 'problems.changed', at: new Date().toISOString() }),
+    ),
   };
 
   // 3. Policy and the pipeline.
@@ -229,7 +249,19 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
   const stopBuiltins = registerBuiltins(services);
   const paths = [...cfg.handlers.paths, ...(opts.handlerPaths ?? [])].map((p) => (isAbsolute(p) ? p : resolve(cwd, p)));
   const modules = await loadHandlerModules(paths, registry, logger);
+  services.problems.set('handlers', await moduleProblems(modules, store.documents));
+  services.health.register('handlers', () =>
+    services.problems.health('handlers', `${modules.length} handler module(s) loaded`),
+  );
   const stopWatching = opts.watchConfig ? await watchConfigFiles(config, logger) : () => {};
+  // Started in the background, like the plugins' watcher: serving does not wait for it.
+  const watchingHandlers =
+    opts.watchConfig && cfg.handlers.watch
+      ? watchHandlerModules(paths, services, modules).catch((err) => {
+          logger.warn({ err }, 'handler folders cannot be watched; modules are loaded at start only');
+          return async () => {};
+        })
+      : undefined;
   const sources = new Map<string, RunningSource>();
   for (const load of SOURCES) {
     const source = await load();
@@ -258,6 +290,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     flush: flushAll,
     async close() {
       await stopWatching();
+      await (await watchingHandlers)?.();
       for (const source of [...sources.values()].reverse()) await source.stop();
       await stopPresence();
       stopBuiltins();

@@ -1,5 +1,6 @@
 // The three servers under test and how to start them: Switchboard (the built CLI), the bare SDK v2 server,
 // and the raw newline-JSON floor. Each gets its own temp project / home so runs never touch the user's state.
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,16 @@ export function tempProject() {
 
 export function switchboardEnv(dir) {
   return { ...process.env, SWITCHBOARD_HOME: join(dir, '.home'), SWITCHBOARD_LOG_LEVEL: 'warn' };
+}
+
+/**
+ * The startup snapshot of the build at `root`, built into the user's cache as the first `serve` of an install builds
+ * it (in the background there): the `switchboard` command is measured as a user has it from its second start on.
+ */
+export function buildSnapshot(root = ROOT) {
+  execFileSync(process.execPath, [join(root, 'bin/switchboard.js'), 'snapshot', 'build', '--quiet'], {
+    stdio: 'inherit',
+  });
 }
 
 /**
@@ -55,8 +66,8 @@ export function serverDefs(project, nodeFlags = [], root = ROOT) {
         ],
       ],
     },
-    // The `switchboard` command as npx and agents' stdio configs run it: the launcher in bin/switchboard.js starts
-    // `serve` from the startup snapshot (dist/switchboard.blob).
+    // The `switchboard` command as agents' stdio configs run it: the launcher in bin/switchboard.js starts `serve`
+    // from the startup snapshot in the user's cache (buildSnapshot builds it first).
     'switchboard-cmd': {
       label: 'switchboard command (startup snapshot)',
       tool: 'echo',

@@ -3,6 +3,7 @@
 import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { codexHome, userHome } from '../config/client-paths.ts';
+import type { SecretVariable } from '../config/import-secrets.ts';
 import { IMPORT_SOURCES, type ImportSource, importServers, SWITCHBOARD_ITSELF } from '../config/import-servers.ts';
 import type { Raw } from '../config/load.ts';
 import { executable } from '../sources/agents/providers/claude-cli.ts';
@@ -16,6 +17,8 @@ export interface FoundServer {
   /** The file it was read from. */
   file: string;
   entry: Raw;
+  /** The variables `entry` refers to in its secrets' place (import-secrets.ts). */
+  secrets: SecretVariable[];
 }
 
 export interface NotImported {
@@ -57,7 +60,14 @@ export function detectServers(cwd: string, env: NodeJS.ProcessEnv = process.env)
       const name = String(entry.name);
       const first = servers.find((s) => s.name === name);
       if (first) notImported.push({ name, from, reason: `same name as the one from ${first.from} (${first.file})` });
-      else servers.push({ name, from, file: found.origins[name], entry });
+      else
+        servers.push({
+          name,
+          from,
+          file: found.origins[name],
+          entry,
+          secrets: found.secrets.filter((s) => s.server === name),
+        });
     }
   }
   return { servers, notImported, connected: [...connected], unreadable };

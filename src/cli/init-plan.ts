@@ -15,6 +15,8 @@ export interface InitFlags {
   install?: string | boolean;
   /** Scope of the agents' config that install writes. */
   scope?: string;
+  /** Install writes `npx -y switchboard-mcp` instead of this install's absolute path. */
+  npx?: boolean;
 }
 
 /** A decision: what to do, or `ask` (a terminal and no flag that settles it). */

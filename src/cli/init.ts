@@ -5,10 +5,12 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, relative } from 'node:path';
 import pc from 'picocolors';
+import { secretVariablesNote } from '../config/import-secrets.ts';
 import { removeFromClientHint } from '../config/import-servers.ts';
 import { loadConfig } from '../config/load.ts';
 import { addServer, allServers, scopeFile } from '../config/server-entries.ts';
 import { SwitchboardError } from '../core/errors.ts';
+import { docPath } from './docs-path.ts';
 import { type Agent, detectAgents, detectServers, type FoundServer } from './init-detect.ts';
 import { type Decision, decideImports, decideInstalls, decideScope, type InitFlags } from './init-plan.ts';
 import { configTemplate } from './init-template.ts';
@@ -111,6 +113,8 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
   if (toImport.length) {
     say(`\nImporting into ${relative(cwd, scopeFile('project', cwd))}:`);
     imported = importServers(cwd, toImport);
+    const moved = imported.flatMap((s) => s.secrets);
+    for (const line of secretVariablesNote(moved, relative(cwd, scopeFile('project', cwd)))) say(line);
   }
 
   const detected = detectAgents(cwd);
@@ -132,7 +136,7 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
   const scope = toInstall.length ? (await settle(scopeDecision, async () => [await askScope()]))[0] : 'project';
   for (const agent of toInstall) {
     say();
-    await install(agent, { cwd, scope });
+    await install(agent, { cwd, scope, npx: flags.npx });
   }
 
   const unconnected = detectedNames.filter((a) => !(connected as string[]).includes(a) && !toInstall.includes(a));
@@ -162,5 +166,5 @@ function nextSteps(s: {
   }
   say('  Check the servers Switchboard aggregates:  switchboard mcp list --status');
   say('  Start it by hand (agents start it themselves): switchboard serve  (or --http for Streamable HTTP and REST)');
-  say('  Edit .switchboard/config.toml to change a setting; docs/configuration.md has every key.');
+  say(`  Edit .switchboard/config.toml to change a setting; every key is in ${docPath('configuration.md')}`);
 }

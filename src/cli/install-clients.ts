@@ -3,7 +3,7 @@
 // `mcpServers.switchboard` in settings.json. Every other byte of those files stays as the user wrote it; uninstall
 // removes exactly the entry, and the file and folder too when install created them (nothing else is left).
 import { dirname, join } from 'node:path';
-import { serveEntry } from '../config/agent-launch.ts';
+import { type LaunchForm, serveEntry } from '../config/agent-launch.ts';
 import { codexConfigFile, codexHome, geminiSettingsFile } from '../config/client-paths.ts';
 import { readText, saveOrDelete, writeText } from './agent-files.ts';
 import { isEmptyDocument, removeMember, setMember } from './jsonc-edit.ts';
@@ -25,9 +25,17 @@ interface Target {
   notes: string[];
 }
 
-function target(agent: FileAgent, scope: Scope, cwd: string, profile?: string): Target {
-  const entry = serveEntry(profile);
+/**
+ * Codex's entry: `required = true`, or `codex exec` goes on without the server whenever it is not up at once (6 of
+ * 8 runs with three servers had no Switchboard tools); `startup_timeout_sec` leaves room for a first start, which
+ * waits for the user's other servers to list their tools (docs/decisions.md, "Codex waits for Switchboard").
+ */
+export const CODEX_STARTUP_TIMEOUT_SEC = 60;
+
+function target(agent: FileAgent, scope: Scope, cwd: string, profile?: string, form?: LaunchForm): Target {
+  const entry = serveEntry(profile, form);
   if (agent === 'codex') {
+    const codexEntry = { ...entry, required: true, startup_timeout_sec: CODEX_STARTUP_TIMEOUT_SEC };
     const file = codexConfigFile(scope, cwd);
     const notes = [
       scope === 'project'
@@ -38,7 +46,7 @@ function target(agent: FileAgent, scope: Scope, cwd: string, profile?: string): 
       name: 'Codex',
       file,
       where: '[mcp_servers.switchboard]',
-      set: (text) => setTable(text, ['mcp_servers', 'switchboard'], entry, file),
+      set: (text) => setTable(text, ['mcp_servers', 'switchboard'], codexEntry, file),
       remove: (text) => removeTable(text, ['mcp_servers', 'switchboard'], file),
       isEmpty: (text) => text.trim() === '',
       notes,
@@ -66,9 +74,13 @@ function parseScope(scope: string): Scope {
   throw new CliError(`--scope must be project or user, got '${scope}'.`, 2);
 }
 
-export function installFileAgent(agent: FileAgent, opts: { cwd: string; scope: string; profile?: string }): void {
-  const t = target(agent, parseScope(opts.scope), opts.cwd, opts.profile);
-  const entry = serveEntry(opts.profile);
+export function installFileAgent(
+  agent: FileAgent,
+  opts: { cwd: string; scope: string; profile?: string; npx?: boolean },
+): void {
+  const form: LaunchForm = opts.npx ? 'npx' : 'installed';
+  const t = target(agent, parseScope(opts.scope), opts.cwd, opts.profile, form);
+  const entry = serveEntry(opts.profile, form);
   const before = readText(t.file);
   const changed = writeText(t.file, before, t.set(before));
   process.stdout.write(

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { RUN, serveEntry } from '../config/agent-launch.ts';
+import { commandLine, type LaunchForm, runsSwitchboard, serveEntry } from '../config/agent-launch.ts';
 import { loadConfig } from '../config/load.ts';
 import { toolNameOf } from '../core/names.ts';
 import { effectiveProfile, knownProfiles } from '../core/profile.ts';
@@ -32,18 +32,21 @@ export const SCRIPT_PERMISSIONS = [
   'script.list',
 ].map((name) => `mcp__switchboard__${toolNameOf(name)}`);
 
-/** What installs before the package had its registry name wrote; replaced by install, removed by uninstall. */
-const PREVIOUS_RUN = 'npx switchboard';
+/** The script hooks install writes: `switchboard hook <words>` on Claude Code's event. */
 const HOOKS = [
-  { event: 'UserPromptSubmit', matcher: '', command: `${RUN} hook user-prompt-submit` },
-  { event: 'PreToolUse', matcher: 'Skill', command: `${RUN} hook pre-tool-use` },
+  { event: 'UserPromptSubmit', matcher: '', words: ['hook', 'user-prompt-submit'] },
+  { event: 'PreToolUse', matcher: 'Skill', words: ['hook', 'pre-tool-use'] },
 ];
 
-/** The hook groups without the commands that install wrote for `h` (now or under the previous name); empty groups go. */
+/**
+ * The hook groups without the commands install wrote for `h` in any form (an absolute launcher, `npx -y
+ * switchboard-mcp`, the older `npx switchboard`); groups left empty go.
+ */
 function withoutHook(groups: Json[], h: (typeof HOOKS)[number]): Json[] {
-  const ours = [h.command, h.command.replace(RUN, PREVIOUS_RUN)];
   return groups
-    .map((g) => (Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !ours.includes(x?.command)) } : g))
+    .map((g) =>
+      Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !runsSwitchboard(x?.command, h.words)) } : g,
+    )
     .filter((g) => !Array.isArray(g.hooks) || g.hooks.length > 0);
 }
 
@@ -129,12 +132,18 @@ function linksTo(link: string, target: string): boolean {
   }
 }
 
-/** Options of `switchboard install`: `profile` makes the agent start `serve --profile NAME`. */
+/**
+ * Options of `switchboard install`: `profile` makes the agent start `serve --profile NAME`; `npx` writes the
+ * package-name form (`npx -y switchboard-mcp`) instead of this install's absolute path.
+ */
 export interface InstallOptions {
   cwd: string;
   scope: string;
   profile?: string;
+  npx?: boolean;
 }
+
+const formOf = (opts: { npx?: boolean }): LaunchForm => (opts.npx ? 'npx' : 'installed');
 
 /**
  * An install names only a profile the configuration defines: a typo would start a server that refuses to serve.
@@ -159,7 +168,8 @@ export async function install(agent: string, opts: InstallOptions): Promise<void
   const settings = readJson(p.settingsFile);
   const notes: string[] = [];
 
-  mcp.mcpServers = { ...(mcp.mcpServers ?? {}), switchboard: { type: 'stdio', ...serveEntry(opts.profile) } };
+  const entry = serveEntry(opts.profile, formOf(opts));
+  mcp.mcpServers = { ...(mcp.mcpServers ?? {}), switchboard: { type: 'stdio', ...entry } };
 
   if (p.scope === 'project') {
     const enabled: string[] = Array.isArray(settings.enabledMcpjsonServers) ? settings.enabledMcpjsonServers : [];
@@ -168,10 +178,11 @@ export async function install(agent: string, opts: InstallOptions): Promise<void
   settings.hooks = settings.hooks ?? {};
   for (const h of HOOKS) {
     const groups: Json[] = Array.isArray(settings.hooks[h.event]) ? settings.hooks[h.event] : [];
-    const present = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some((x: Json) => x?.command === h.command));
+    const command = commandLine(h.words, formOf(opts));
+    const present = groups.some((g) => Array.isArray(g.hooks) && g.hooks.some((x: Json) => x?.command === command));
     settings.hooks[h.event] = present
       ? groups
-      : [...withoutHook(groups, h), { matcher: h.matcher, hooks: [{ type: 'command', command: h.command }] }];
+      : [...withoutHook(groups, h), { matcher: h.matcher, hooks: [{ type: 'command', command }] }];
   }
   settings.permissions = settings.permissions ?? {};
   const allow: string[] = Array.isArray(settings.permissions.allow) ? settings.permissions.allow : [];
@@ -200,6 +211,7 @@ export async function install(agent: string, opts: InstallOptions): Promise<void
   process.stdout.write(
     `Installed Switchboard for Claude Code (${p.scope} scope):\n` +
       `  MCP server 'switchboard'   ${p.mcpFile}${opts.profile ? ` (profile ${opts.profile})` : ''}\n` +
+      `  it runs                    ${[entry.command, ...entry.args].join(' ')}\n` +
       `  hooks and permissions      ${p.settingsFile}\n` +
       `  slash commands             ${p.commandsLink} -> ${p.nlDir}\n` +
       notes.map((n) => `  note: ${n}\n`).join(''),

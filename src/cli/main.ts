@@ -21,6 +21,7 @@ const cmd = {
   init: () => import('./init.ts'),
   agents: () => import('./agents.ts'),
   sessions: () => import('./sessions.ts'),
+  snapshot: () => import('./snapshot.ts'),
 };
 
 /**
@@ -66,11 +67,32 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- npx -y switchboard-mcp serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
+      '\nExamples:\n  switchboard serve                    # stdio, for `claude mcp add switchboard -- "$(command -v switchboard)" serve`\n  switchboard serve --http --port 7777\n  switchboard serve --http --store redis://127.0.0.1:6379   # one of several instances behind a load balancer',
     )
-    .action(async (o) =>
-      (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) }),
+    .action(async (o) => {
+      // For the next start: the startup snapshot of this install, built in the background when there is none.
+      (await import('./snapshot-cache.ts')).buildLaterIfMissing();
+      return (await cmd.serve()).serve({ cwd: cwd(), ...o, handlers: o.handlers?.map((h: string) => resolve(h)) });
+    });
+
+  const snapshot = program
+    .command('snapshot')
+    .description(
+      'The startup snapshot serve starts from, built in your cache on first start (see docs/performance.md).',
     );
+  snapshot
+    .command('build')
+    .description('Build it now (serve does it by itself in the background when there is none).')
+    .option('--quiet', 'print nothing on success')
+    .action(async (o) => (await cmd.snapshot()).build(o));
+  snapshot
+    .command('status')
+    .description('Where it is, and whether the next serve starts from it.')
+    .action(async () => (await cmd.snapshot()).status());
+  snapshot
+    .command('clear')
+    .description('Remove it; the next serve starts without it and builds it again.')
+    .action(async () => (await cmd.snapshot()).clear());
 
   const tools = program.command('tools').description('List and call tools.');
   tools
@@ -169,7 +191,7 @@ export function buildProgram(): Command {
     .option('--scope <scope>', 'project (default) or user')
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add api -u https://mcp.example.com/api -H "Authorization: Bearer ${MCP_API_TOKEN}"\n  switchboard mcp add legacy -t sse -u https://old.example.com/sse --user',
+      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add tickets -u https://tickets.example.org/mcp -H "Authorization: Bearer ${TICKETS_TOKEN}"\n  switchboard mcp add archive -t sse -u https://archive.example.org/sse --user',
     )
     .action(async (name, command, o) => (await cmd.mcp()).mcpAdd(name, command, { cwd: cwd(), ...o }));
   mcp
@@ -194,10 +216,13 @@ export function buildProgram(): Command {
   mcp
     .command('login')
     .description(
-      'Log in to an OAuth-protected server ([servers.oauth]): prints the URL, opens a browser, stores the tokens sealed.',
+      'Log in to an OAuth-protected server: prints the URL, opens a browser, stores the tokens sealed (and adds oauth = {} to its entry when it has none).',
     )
     .argument('<name>', 'server name')
-    .option('--principal <id>', 'log in for this caller of a team hub (a token name or OAuth subject; default: you)')
+    .option(
+      '--principal <id>',
+      'log in for this caller of a team hub (a token name, oauth:SUBJECT or agent:SESSION; default: you)',
+    )
     .option(
       '--port <port>',
       'loopback port for the redirect (default: a free one; a pre-registered client may need a fixed one)',
@@ -236,7 +261,7 @@ export function buildProgram(): Command {
     )
     .addHelpText(
       'after',
-      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "npx -y switchboard-mcp hook dispatch"}]}]}}',
+      '\nIn .claude/settings.json:\n  {"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "switchboard hook dispatch"}]}]}}',
     )
     .action(async () => (await cmd.hook()).hookDispatch(hookOptions()));
   const vcr = program.command('vcr').description('Record and replay script runs (VCR cassettes).');
@@ -270,8 +295,12 @@ export function buildProgram(): Command {
         .default('project'),
     )
     .option('--profile <name>', 'the agent starts `serve --profile NAME`: it sees the [profiles.NAME] tool set')
+    .option(
+      '--npx',
+      'write `npx -y switchboard-mcp` (the package name, for a config file a team shares) instead of this install’s absolute path',
+    )
     .action(async (agent, o) =>
-      (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope, profile: o.profile }),
+      (await cmd.install()).install(agent, { cwd: cwd(), scope: o.scope, profile: o.profile, npx: o.npx }),
     );
   program
     .command('uninstall')
@@ -290,6 +319,10 @@ export function buildProgram(): Command {
     .option('--install <agents>', "connect agents: 'detected', 'none' or agents (claude-code,codex,gemini)")
     .option('--no-install', 'connect no agent')
     .option('--scope <scope>', 'where install writes the agents’ config: project (default) or user')
+    .option(
+      '--npx',
+      'write `npx -y switchboard-mcp` (the package name, for a config file a team shares) instead of this install’s absolute path',
+    )
     .addHelpText(
       'after',
       '\nOn a terminal, init asks what the flags leave open; without one it imports and installs nothing unless told.\nExamples:\n  switchboard init\n  switchboard init --yes\n  switchboard init --import claude-code,codex --install claude-code --scope user',

@@ -2,7 +2,15 @@
 // the redirect on a loopback port), or forget the login. Acts on the project's store directly, as `token` does; a
 // running hub on the same store picks a new login up within seconds (it reads the store while a login is required).
 import { resolve } from 'node:path';
-import { loadConfig } from '../config/load.ts';
+import { loadConfig, type Raw } from '../config/load.ts';
+import {
+  allServers,
+  notWritable,
+  planServerEdit,
+  type ScopedServer,
+  type ServerEdit,
+  writeServerEdit,
+} from '../config/server-entries.ts';
 import { argv } from '../core/argv.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import { login } from '../core/mcp-client/oauth/login.ts';
@@ -14,6 +22,7 @@ import {
   SHARED_LOGIN,
 } from '../core/mcp-client/oauth/login-keys.ts';
 import { loadSealingKey, type SealingKey } from '../core/mcp-client/oauth/sealed.ts';
+import type { ResolvedServer } from '../core/mcp-client/server-spec.ts';
 import { startChild } from '../core/process.ts';
 import { openProjectStore } from '../hub.ts';
 import { resolveServer } from '../sources/upstream/resolve.ts';
@@ -27,24 +36,90 @@ interface LoginOptions {
   json?: boolean;
 }
 
-/** The server's entry in effect, resolved (variables expanded), refusing what cannot log in with a fix. */
-function oauthServer(name: string, cwd: string) {
-  const { config } = loadConfig(resolve(cwd));
-  const entry = config.servers.find((s) => s.name === name);
+/**
+ * The server's entry in effect, resolved (variables expanded), refusing what cannot log in with a fix. A remote
+ * server without [servers.oauth] comes with the edit that adds `oauth = {}`: asking to log in is asking for OAuth.
+ */
+function oauthServer(name: string, cwd: string): { server: ResolvedServer; addOAuth?: ServerEdit } {
+  const { config } = loadConfig(cwd);
+  let entry = config.servers.find((s) => s.name === name);
   if (!entry) {
     const known = config.servers.map((s) => s.name);
     throw new CliError(`No MCP server '${name}'.${known.length ? ` Configured: ${known.join(', ')}.` : ''}`);
   }
   if (!entry.url)
     throw new CliError(`Server '${name}' runs a command (stdio); OAuth login is for remote servers (url).`, 2);
-  if (!entry.oauth)
-    throw new CliError(
-      `Server '${name}' has no [servers.oauth] table, so Switchboard does not log in to it. Add one (it may be empty) under its entry:\n\n  [[servers]]\n  name = "${name}"\n  url = "${entry.url}"\n  oauth = {}\n\nthen run: switchboard mcp login ${name}`,
-      2,
-    );
-  const r = resolveServer(entry, process.env, resolve(cwd), config.stdio.max_message_bytes);
+  let addOAuth: ServerEdit | undefined;
+  if (!entry.oauth) {
+    addOAuth = planAddOAuth(name, cwd);
+    entry = addOAuth.config.servers.find((s) => s.name === name) ?? entry;
+  }
+  const r = resolveServer(entry, process.env, cwd, config.stdio.max_message_bytes);
   if (!r.ok) throw new CliError(r.message, 2);
-  return r.server;
+  return { server: r.server, ...(addOAuth ? { addOAuth } : {}) };
+}
+
+const withOAuth = (entry: Raw): Raw => (entry.oauth ? entry : { ...entry, oauth: {} });
+
+/**
+ * The edit adding `oauth = {}` to the entry in effect (the project's where both scopes name the server), checked
+ * writable before anyone goes to the browser; written once the login succeeds, so an abandoned login leaves the file
+ * as it was. Where the file cannot be edited in place, the refusal shows the change to make in it.
+ */
+function planAddOAuth(name: string, cwd: string): ServerEdit {
+  const where = allServers(cwd).find((s) => s.entry.name === name) as ScopedServer;
+  let edit: ServerEdit | undefined;
+  let why: string | undefined;
+  try {
+    edit = planServerEdit(where.scope, cwd, name, withOAuth);
+    why = notWritable(edit.file);
+  } catch (err) {
+    why = (err as Error).message;
+  }
+  if (edit && !why) return edit;
+  throw new CliError(
+    `Server '${name}' has no [servers.oauth] table, so Switchboard does not log in to it, and cannot add one: ${why?.replace(/\.$/, '')}.\n\n` +
+      `${addOAuthByHand(name, where.file, edit)}\n\nthen run: switchboard mcp login ${name}`,
+    2,
+  );
+}
+
+/**
+ * How to add `oauth = {}` by hand, correct where it is pasted: the lines the edit changes in the file, with the
+ * entry's lines before them (a line appended at the end of the file would land in a `[servers.headers]` above it).
+ */
+function addOAuthByHand(name: string, file: string, edit?: ServerEdit): string {
+  if (!edit)
+    return (
+      `Add it to the [[servers]] entry with name = "${name}" in ${file}, among the entry's own keys (right after its ` +
+      `name line), not below a sub-table such as [servers.headers] that follows it:\n\n    oauth = {}`
+    );
+  const before = edit.before.split('\n');
+  const after = edit.after.split('\n');
+  let from = 0;
+  while (from < before.length && from < after.length && before[from] === after[from]) from++;
+  let tail = 0;
+  while (
+    tail < before.length - from &&
+    tail < after.length - from &&
+    before[before.length - 1 - tail] === after[after.length - 1 - tail]
+  )
+    tail++;
+  const removed = before.slice(from, before.length - tail);
+  const added = after.slice(from, after.length - tail);
+  // The lines above, back to the entry's [[servers]] line when it is near.
+  const header = before.slice(Math.max(0, from - 12), from).findLastIndex((l) => /^\s*\[\[\s*servers\s*\]\]/.test(l));
+  const start = header >= 0 ? Math.max(0, from - 12) + header : Math.max(0, from - 3);
+  const lines = [
+    ...before.slice(start, from).map((l) => `    ${l}`),
+    ...removed.map((l) => `  - ${l}`),
+    ...added.map((l) => `  + ${l}`),
+    ...before.slice(before.length - tail, before.length - tail + 2).map((l) => `    ${l}`),
+  ].map((l) => l.trimEnd());
+  const what = removed.length
+    ? `replace the line${removed.length > 1 ? 's' : ''} marked - (line ${from + 1}) with the line${added.length > 1 ? 's' : ''} marked +`
+    : `add the line marked + (as line ${from + 1}) to the entry of '${name}'`;
+  return `In ${file}, ${what}:\n\n${lines.join('\n').replace(/\n+$/, '')}`;
 }
 
 /** Whose login: `--principal ID` (a token, `oauth:SUBJECT` or `agent:SESSION` of a team hub), else the local person's. */
@@ -92,7 +167,8 @@ const hasDesktop = () =>
 
 /** `mcp login NAME [--principal ID] [--port N] [--no-browser]` */
 export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> {
-  const server = oauthServer(name, opts.cwd);
+  const cwd = resolve(opts.cwd);
+  const { server, addOAuth } = oauthServer(name, cwd);
   const key = keyOf(server, opts.principal);
   let port = 0;
   if (opts.port !== undefined) {
@@ -101,12 +177,16 @@ export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> 
       throw new CliError(`--port: expected a port number 1-65535, got '${opts.port}'.`, 2);
   }
   const sealingKey = loadSealingKey() as SealingKey;
-  const store = await openProjectStore(opts.cwd);
+  const store = await openProjectStore(cwd);
   try {
     // Logins stored under a token's bare name move to token:<name> first, so this login replaces the token's own.
     const { kept } = await migrateLoginKeys(store.oauthLogins, () => sealingKey);
     for (const k of kept)
       process.stderr.write(`Note: the OAuth login ${k} stays under its old key, which no caller uses.\n`);
+    if (addOAuth)
+      process.stderr.write(
+        `'${name}' has no [servers.oauth] table yet: once you are logged in, oauth = {} is added to its entry in ${addOAuth.file}.\n`,
+      );
     const record = await login({
       server,
       key,
@@ -118,7 +198,30 @@ export async function mcpLogin(name: string, opts: LoginOptions): Promise<void> 
         if (opts.browser !== false && process.stdout.isTTY && hasDesktop()) openBrowser(url.href);
       },
     });
-    if (opts.json) return printJson({ server: name, principal: key, scope: record.scope, expiresAt: record.expiresAt });
+    if (addOAuth) {
+      try {
+        // Planned again: the file may have changed while the person was at the browser.
+        writeServerEdit(planServerEdit(addOAuth.scope, cwd, name, withOAuth));
+      } catch (err) {
+        throw new CliError(
+          `Logged in to '${name}', but oauth = {} could not be added to its entry: ${(err as Error).message}\n\n` +
+            `${addOAuthByHand(name, addOAuth.file)}\n\nThe login is stored and takes effect once the entry has it.`,
+          1,
+        );
+      }
+    }
+    if (opts.json)
+      return printJson({
+        server: name,
+        principal: key,
+        scope: record.scope,
+        expiresAt: record.expiresAt,
+        ...(addOAuth ? { oauthAddedTo: addOAuth.file } : {}),
+      });
+    if (addOAuth)
+      process.stdout.write(
+        `Added oauth = {} to '${name}' in ${addOAuth.file}: Switchboard logs in to it with OAuth from now on.\n`,
+      );
     process.stdout.write(
       `Logged in to '${name}'${key === LOCAL_LOGIN || key === SHARED_LOGIN ? '' : ` as ${key}`}` +
         `${record.scope ? ` (scope: ${record.scope})` : ''}${record.expiresAt ? `; the token expires ${record.expiresAt} and is refreshed before then` : ''}.\n` +

@@ -1,5 +1,7 @@
 // `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
 // project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
+import { relative } from 'node:path';
+import { secretVariablesNote } from '../config/import-secrets.ts';
 import { IMPORT_SOURCES, type ImportSource, importServers, removeFromClientHint } from '../config/import-servers.ts';
 import { loadConfig, type Raw } from '../config/load.ts';
 import {
@@ -8,9 +10,11 @@ import {
   removeServer,
   type Scope,
   type ScopedServer,
+  scopeFile,
   serversIn,
 } from '../config/server-entries.ts';
 import { SwitchboardError } from '../core/errors.ts';
+import { loginCommand } from '../core/mcp-client/oauth/login-keys.ts';
 import { CliError, colour, printJson } from './output.ts';
 import { table as makeTable } from './table.ts';
 
@@ -225,15 +229,24 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
       const what =
         l.state === 'active'
           ? `logged in${l.expiresAt ? `, token expires ${l.expiresAt} (refreshed before then)` : ''}`
-          : `login required (${l.reason ?? 'not logged in'}) — run: switchboard mcp login ${r.name}${l.principal === 'local' || l.principal === '*' ? '' : ` --principal ${l.principal}`}`;
+          : `login required (${l.reason ?? 'not logged in'}) — run: ${loginCommand(r.name, l.principal)}`;
       const step = l.requiredScope ? `; the next login asks for scope '${l.requiredScope}'` : '';
       process.stdout.write(`${colour().yellow('login')} ${r.name} (${who}): ${what}${step}\n`);
     }
   }
+  // A 401 from a server with no credentials configured: most such servers log in with OAuth.
+  for (const [i, r] of rows.entries())
+    if ('error' in r && /^HTTP 401\b/.test(String(r.error)) && !servers[i].entry.oauth && !hasAuthorization(servers[i]))
+      process.stdout.write(
+        `${colour().yellow('login')} ${r.name}: the server asks for credentials (HTTP 401); if it logs in with OAuth, run: switchboard mcp login ${r.name} (it adds oauth = {} to the entry)\n`,
+      );
   for (const r of rows)
     for (const x of ('renamed' in r ? r.renamed : undefined) ?? [])
       process.stdout.write(`${colour().yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
 }
+
+const hasAuthorization = (s: ScopedServer) =>
+  Object.keys((s.entry.headers as Raw | undefined) ?? {}).some((k) => k.toLowerCase() === 'authorization');
 
 /** Start a hub on the project (its servers only matter here), wait for every server to connect or fail. */
 async function probe(cwd: string) {
@@ -289,7 +302,10 @@ export async function mcpImport(
       2,
     );
   const scope = opts.user ? 'user' : (parseScope(opts.scope) ?? 'project');
-  const found = importServers(opts.from as ImportSource, opts.cwd, file);
+  // A secret goes into the user's own file as written (owner-only, outside every project), a project's as `${VAR}`.
+  const found = importServers(opts.from as ImportSource, opts.cwd, file, process.env, {
+    keepSecrets: scope === 'user',
+  });
   const added: string[] = [];
   const skipped = [...found.skipped];
   for (const entry of found.servers) {
@@ -304,7 +320,8 @@ export async function mcpImport(
       skipped.push({ name: String(entry.name), reason });
     }
   }
-  if (opts.json) return printJson({ files: found.files, scope, added, skipped });
+  const secrets = found.secrets.filter((s) => added.includes(s.server));
+  if (opts.json) return printJson({ files: found.files, scope, added, skipped, secrets });
   if (found.files.length === 0)
     throw new CliError(`No ${opts.from} configuration found (looked in the usual places); pass the file path.`);
   process.stdout.write(`Read ${found.files.join(', ')}\n`);
@@ -312,6 +329,8 @@ export async function mcpImport(
     added.length ? `Imported into ${scope} scope: ${added.join(', ')}\n` : 'Imported nothing new.\n',
   );
   for (const s of skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
+  for (const line of secretVariablesNote(secrets, relative(opts.cwd, scopeFile(scope, opts.cwd))))
+    process.stdout.write(`${line}\n`);
   if (added.length) {
     process.stdout.write('Check them with: switchboard mcp list --status\n');
     process.stdout.write(`${removeFromClientHint(opts.from as ImportSource, added)}\n`);

@@ -7,6 +7,7 @@ import { parse } from 'smol-toml';
 import { SwitchboardError } from '../core/errors.ts';
 import { isSwitchboardItself } from './agent-launch.ts';
 import { codexConfigFile, geminiSettingsFile, meerkatMcpFile, userHome } from './client-paths.ts';
+import { referenceSecrets, type SecretVariable } from './import-secrets.ts';
 import type { Raw } from './load.ts';
 import { fromMeerkatSpelling, SERVER_NAME } from './schema.ts';
 import { serverEntryProblems } from './server-entries.ts';
@@ -42,6 +43,8 @@ export interface ImportedServers {
   origins: Record<string, string>;
   /** Entries that could not be carried over, with why. */
   skipped: Array<{ name: string; reason: string }>;
+  /** The variables the servers refer to in their secrets' place (import-secrets.ts), to tell the user. */
+  secrets: SecretVariable[];
 }
 
 const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -59,21 +62,23 @@ export function defaultFiles(from: ImportSource, cwd: string, env: NodeJS.Proces
 }
 
 /**
- * Read servers from `file` (or the client's usual files). The first file that names a server wins.
+ * Read servers from `file` (or the client's usual files). The first file that names a server wins. Their secrets
+ * become `${VAR}` references (`secrets` lists them) unless `keepSecrets` — for the user's own file, never a project's.
  *
  * @example
- * const { servers } = importServers('claude-code', process.cwd());
+ * const { servers, secrets } = importServers('claude-code', process.cwd());
  */
 export function importServers(
   from: ImportSource,
   cwd: string,
   file?: string,
   env: NodeJS.ProcessEnv = process.env,
+  opts: { keepSecrets?: boolean } = {},
 ): ImportedServers {
   const files = file ? [file] : defaultFiles(from, cwd, env).filter((f) => existsSync(f));
   if (file && !existsSync(file))
     throw new SwitchboardError('NOT_FOUND', `${file} does not exist (expected a ${from} configuration file).`);
-  const out: ImportedServers = { files, servers: [], origins: {}, skipped: [] };
+  const out: ImportedServers = { files, servers: [], origins: {}, skipped: [], secrets: [] };
   const seen = new Set<string>();
   for (const f of files) {
     const entries =
@@ -104,7 +109,9 @@ export function importServers(
       } else out.skipped.push({ name, reason: converted.reason });
     }
   }
-  return out;
+  if (opts.keepSecrets) return out;
+  const { entries, secrets } = referenceSecrets(out.servers, out.origins);
+  return { ...out, servers: entries, secrets };
 }
 
 function readJson(file: string): Raw {

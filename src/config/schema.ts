@@ -91,6 +91,13 @@ const ProfilesSchema = z
   )
   .default({});
 
+/** The 2025-era MCP sessions an instance keeps (`[server]`; src/serve/session-capacity.ts). */
+const SESSION_DEFAULTS = {
+  max_sessions: 1000,
+  max_sessions_per_principal: 100,
+  session_idle_timeout_ms: 3_600_000,
+};
+
 export const POLICY_DEFAULTS = {
   timeout_ms: 30_000,
   breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
@@ -137,11 +144,30 @@ export const ConfigSchema = z
         /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
         page_size: z.number().int().min(1).max(10_000).default(500),
         /**
-         * How long the first tools/resources/prompts list waits, in ms, for sources still discovering what they offer
-         * (upstream servers connecting without a cached catalog). Clients that ignore list_changed (Codex) see
-         * only what the first list holds. 0 answers at once.
+         * 2025-era MCP sessions open at once on this instance. When full, an initialize ends an idle session (one
+         * never used after its initialize first, then the one idle longest) instead of being refused.
          */
-        first_list_wait_ms: z.number().int().min(0).max(60_000).default(3_000),
+        max_sessions: z.number().int().min(1).max(1_000_000).default(SESSION_DEFAULTS.max_sessions),
+        /** Sessions one principal may hold at once; beyond it, its own idlest session ends to make room. */
+        max_sessions_per_principal: z
+          .number()
+          .int()
+          .min(1)
+          .max(1_000_000)
+          .default(SESSION_DEFAULTS.max_sessions_per_principal),
+        /** A session without a request for this long ends; its client gets 404 and initializes again. */
+        session_idle_timeout_ms: z
+          .number()
+          .int()
+          .min(1_000)
+          .max(7 * 24 * 3_600_000)
+          .default(SESSION_DEFAULTS.session_idle_timeout_ms),
+        /**
+         * The first tools/resources/prompts list waits for upstream servers connecting without a cached catalog, each
+         * up to its own `startup_timeout_ms`: clients that ignore list_changed (Codex) see only what the first list
+         * holds. Set, this bounds that whole wait in ms; 0 answers at once.
+         */
+        first_list_wait_ms: z.number().int().min(0).max(60_000).optional(),
         /** Extra Host names accepted besides the loopback names and the bound host. */
         allowed_hosts: z.array(z.string()).default([]),
         /** Extra browser Origins accepted (exact origins like `https://app.example.com`). */
@@ -163,7 +189,7 @@ export const ConfigSchema = z
         port: 7777,
         max_body_bytes: 4 * 1024 * 1024,
         page_size: 500,
-        first_list_wait_ms: 3_000,
+        ...SESSION_DEFAULTS,
         allowed_hosts: [],
         allowed_origins: [],
       }),
@@ -195,9 +221,11 @@ export const ConfigSchema = z
       .object({
         /** Folders of handler modules (`*.ts`, `*.js`, `*.mjs`), relative to the project directory. */
         paths: z.array(z.string()).default(['.switchboard/handlers']),
+        /** Under `serve`, load the modules again when a file in their folders changes. */
+        watch: z.boolean().default(true),
       })
       .strict()
-      .default({ paths: ['.switchboard/handlers'] }),
+      .default({ paths: ['.switchboard/handlers'], watch: true }),
     plugins: z
       .object({
         /** Extra plugin folders (a plugin, or a folder of plugins), relative to the project directory. */
@@ -272,9 +300,11 @@ export const ConfigSchema = z
       .object({
         /** An instance that sends no heartbeat for this long expires and its tasks return to pending. */
         instance_ttl_ms: z.number().int().min(100).default(30_000),
+        /** Offer test.circuit, a tool that fails on purpose to exercise a circuit breaker (docs/system.md). */
+        test_tools: z.boolean().default(false),
       })
       .strict()
-      .default({ instance_ttl_ms: 30_000 }),
+      .default({ instance_ttl_ms: 30_000, test_tools: false }),
     events: z
       .object({
         /** How many recent events the store keeps for `switchboard://events` and late subscribers. */

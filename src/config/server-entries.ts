@@ -1,12 +1,22 @@
 // Reading and editing the `[[servers]]` of one config file (project or user scope), for `switchboard mcp`.
 // Edits go through toml-patch so the file keeps its comments and order, and are written atomically.
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 import { patch as tomlPatch } from '@decimalturn/toml-patch';
-import { stringify } from 'smol-toml';
+import { parse, stringify } from 'smol-toml';
 import { SwitchboardError } from '../core/errors.ts';
 import { checkConfigFiles, configFiles, type Raw, readToml } from './load.ts';
-import { SERVER_KEYS, ServerSchema } from './schema.ts';
+import { type Config, SERVER_KEYS, ServerSchema } from './schema.ts';
 
 export type Scope = 'project' | 'user';
 
@@ -94,12 +104,73 @@ export function removeServer(scope: Scope, cwd: string, name: string, env: NodeJ
   return true;
 }
 
+/** One server's entry changed in its file: the text before and after, not yet written (`writeServerEdit`). */
+export interface ServerEdit {
+  scope: Scope;
+  file: string;
+  before: string;
+  after: string;
+  /** The configuration in effect once the edit is written, checked as serve checks it. */
+  config: Config;
+}
+
+/**
+ * Change one server's entry in a scope's file, keeping every other byte (comments, order, the sub-tables such as
+ * `[servers.headers]` that follow it). Planned here and written by `writeServerEdit`, so a caller can show the
+ * change or check it can write first. The patched text must read back as exactly the changed entry.
+ */
+export function planServerEdit(
+  scope: Scope,
+  cwd: string,
+  name: string,
+  change: (entry: Raw) => Raw,
+  env: NodeJS.ProcessEnv = process.env,
+): ServerEdit {
+  const files = configFiles(cwd, env);
+  const file = files[scope];
+  const raw = readToml(file);
+  const servers = Array.isArray(raw.servers) ? (raw.servers as Raw[]) : [];
+  const at = servers.findIndex((s) => s.name === name);
+  if (at < 0) throw new SwitchboardError('NOT_FOUND', `No MCP server '${name}' in ${file}.`);
+  const next = { ...raw, servers: servers.map((s, i) => (i === at ? change(s) : s)) };
+  checkServerEntry(next.servers[at] as Raw);
+  const config =
+    scope === 'project'
+      ? checkConfigFiles(files, readToml(files.user), next, env)
+      : checkConfigFiles(files, next, readToml(files.project), env);
+  const before = readFileSync(file, 'utf8');
+  const after = tomlPatch(before, next);
+  // smol-toml's tables and ours differ in prototype: compare content.
+  const plain = (x: unknown) => JSON.parse(JSON.stringify(x));
+  if (!isDeepStrictEqual(plain(parse(after)), plain(next)))
+    throw new SwitchboardError('INTERNAL', `Editing ${file} in place would change more than server '${name}'.`);
+  return { scope, file, before, after, config };
+}
+
+export function writeServerEdit(edit: ServerEdit): void {
+  if (edit.after !== edit.before) writeAtomically(edit.file, edit.after);
+}
+
+/** Why `file` cannot be written in place (read-only file or folder, read-only file system), or undefined. */
+export function notWritable(file: string): string | undefined {
+  const real = existsSync(file) ? realpathSync(file) : file;
+  for (const path of [real, dirname(real)])
+    try {
+      accessSync(path, constants.W_OK);
+    } catch (err) {
+      return `${path} is not writable (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`;
+    }
+  return undefined;
+}
+
 /** Write atomically (temp file + rename), patching the existing text so comments and order survive. */
 function write(file: string, next: Raw): void {
   writeAtomically(file, existsSync(file) ? tomlPatch(readFileSync(file, 'utf8'), next) : stringify(next));
 }
 
-function writeAtomically(file: string, text: string): void {
+function writeAtomically(path: string, text: string): void {
+  // Through a symlink (a config kept with the user's dotfiles) to its target: the link stays a link.
+  const file = existsSync(path) ? realpathSync(path) : path;
   mkdirSync(dirname(file), { recursive: true });
   const tmp = `${file}.${process.pid}.tmp`;
   writeFileSync(tmp, text.endsWith('\n') ? text : `${text}\n`, { mode: 0o600 });

@@ -1,10 +1,12 @@
 // What a handler sees of the world for one call: who called, how, a cancel signal, progress and logging,
 // and the shared services (store, bus, registry). Transports build it; sources only read it.
 import type { Logger } from 'pino';
+import type { ConfigOverride } from '../config/live.ts';
 import type { Config } from '../config/schema.ts';
 import type { Store } from '../store/contract.ts';
 import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
+import type { LoadProblems } from './load-problems.ts';
 import type { EffectiveProfile } from './profile.ts';
 import type { Registry } from './registry.ts';
 import type { ServerContributions } from './server-contributions.ts';
@@ -147,6 +149,8 @@ export interface Services {
   features: FeatureRegistry;
   /** Upstream servers sources bring besides the config file (a plugin's `mcp_servers`). */
   servers: ServerContributions;
+  /** Files found but not usable (a handler module that fails to load, an invalid plugin manifest, a broken script). */
+  problems: LoadProblems;
   /**
    * Resolves when the catalog may be listed (the hub's `catalogReady`): a search waits for it as `tools/list` does.
    * Set once the hub has started its sources.
@@ -180,6 +184,8 @@ export interface ConfigAccess {
   patch(patch: unknown, opts?: { persist?: boolean }): Promise<Config>;
   /** Path of the project config file that `persist` writes. */
   projectFile: string;
+  /** Values in effect that the configuration files do not give (`serve --port`), each with where it came from. */
+  overridden(): ConfigOverride[];
   onChange(listener: (config: Config) => void): () => void;
 }
 

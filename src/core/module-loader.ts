@@ -59,11 +59,16 @@ export function packageRoot(): string | undefined {
 
 let hookInstalled = false;
 
+/** The query mark of a module loaded again (`importModule`'s `reload`), carried by the hook to the files it imports. */
+const RELOAD_PARAM = 'switchboard-reload';
+
 /**
  * Make `import ... from 'switchboard-mcp'` (or `'switchboard'`) in handler modules resolve to the running Switchboard, wherever the
  * module lives: a project needs no local install, and modules share the hub's Zod and error classes.
  * TypeScript files outside node_modules load as ES modules even in a project without `"type": "module"`
  * (tsx would otherwise compile them to CommonJS, whose `require` no ESM hook can redirect on Node 20).
+ * A module loaded again (`?switchboard-reload=N`) passes its mark on to the project files it imports, so they are read
+ * again too (a module's URL is what the loader caches it by); packages in node_modules are kept.
  */
 function installSelfResolve(): void {
   if (hookInstalled) return;
@@ -73,8 +78,11 @@ function installSelfResolve(): void {
   const hook = `export async function resolve(specifier, context, next) {
     if (${JSON.stringify(SELF_SPECIFIERS)}.includes(specifier)) return { url: ${JSON.stringify(entry)}, shortCircuit: true };
     const r = await next(specifier, context);
-    if (/\\.m?ts(\\?|$)/.test(r.url) && r.url.startsWith('file:') && !r.url.includes('/node_modules/')) return { ...r, format: 'module' };
-    return r;
+    if (!r.url.startsWith('file:') || r.url.includes('/node_modules/')) return r;
+    const reload = /[?&]${RELOAD_PARAM}=([^&#]+)/.exec(context.parentURL ?? '');
+    const url = reload && !r.url.includes('${RELOAD_PARAM}=') ? r.url + (r.url.includes('?') ? '&' : '?') + '${RELOAD_PARAM}=' + reload[1] : r.url;
+    if (/\\.m?ts(\\?|$)/.test(url)) return { ...r, url, format: 'module' };
+    return { ...r, url };
   }`;
   register(`data:text/javascript,${encodeURIComponent(hook)}`);
 }
@@ -106,11 +114,22 @@ function needsHook(file: string): boolean {
   });
 }
 
-/** Import one module (`version`: a changed file's mtime, to load it afresh); TypeScript goes through tsx's loader (loaded only when a .ts file is present). */
-export async function importModule(file: string, opts: { version?: string } = {}): Promise<Record<string, unknown>> {
-  if (needsHook(file)) installSelfResolve();
+/**
+ * Import one module; TypeScript goes through tsx's loader (loaded only when a .ts file is present). `version`: a
+ * changed file's mtime, to read that file afresh; `reload`: a mark new to this process, to read the module and the
+ * project files it imports afresh (the resolve hook carries it).
+ */
+export async function importModule(
+  file: string,
+  opts: { version?: string; reload?: string } = {},
+): Promise<Record<string, unknown>> {
+  if (opts.reload !== undefined || needsHook(file)) installSelfResolve();
   // A version in the URL makes the module loader read a changed file again instead of its cached copy.
-  const url = pathToFileURL(file).href + (opts.version ? `?v=${encodeURIComponent(opts.version)}` : '');
+  const query = [
+    ...(opts.version ? [`v=${encodeURIComponent(opts.version)}`] : []),
+    ...(opts.reload !== undefined ? [`${RELOAD_PARAM}=${encodeURIComponent(opts.reload)}`] : []),
+  ];
+  const url = pathToFileURL(file).href + (query.length ? `?${query.join('&')}` : '');
   if (file.endsWith('.ts') || file.endsWith('.mts')) {
     const { tsImport } = (await importAtRunTime('tsx/esm/api')) as typeof import('tsx/esm/api');
     return (await tsImport(url, import.meta.url)) as Record<string, unknown>;

@@ -16,6 +16,7 @@ import type {
 } from './context.ts';
 import { type Deadline, deadlines } from './deadlines.ts';
 import { type ErrorInfo, SwitchboardError, toErrorInfo } from './errors.ts';
+import { type LoadProblem, problemText } from './load-problems.ts';
 import { nearestNames } from './nearest-names.ts';
 import { inProfile } from './profile.ts';
 import type { Entry, Registry } from './registry.ts';
@@ -139,7 +140,7 @@ export class Pipeline {
     }
     // A capability the principal may not see answers exactly like an unknown one.
     if (!entry || !visible(req.principal, entry.capability))
-      return this.refuse(req, notVisible(req.principal, req.name, entry, this.services.registry));
+      return this.refuse(req, notVisible(req.principal, req.name, entry, this.services));
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now(), durationMs: 0 };
     for (const s of this.starts) s(state);
     const chain = this.chain;
@@ -172,7 +173,7 @@ export class Pipeline {
         // Observers must not change the answer.
       }
     }
-    return { ok: false, error };
+    return { ok: false, error: errorForCaller(error, this.pathsForCaller) };
   }
 
   private contextFor(req: CallRequest): CallContext {
@@ -225,7 +226,8 @@ class PipelineContext implements CallContext {
  * roles allow but the profile leaves out says so (the caller could see it without the profile); anything else
  * reads as unknown, with the nearest names the caller can see.
  */
-function notVisible(principal: Principal, name: string, entry: Entry | undefined, registry: Registry): ErrorInfo {
+function notVisible(principal: Principal, name: string, entry: Entry | undefined, services: Services): ErrorInfo {
+  const { registry, problems } = services;
   const profile = principal.profile;
   if (profile && entry && allowed(principal, entry.capability.roles) && !inProfile(profile, entry.capability.name))
     return {
@@ -233,7 +235,20 @@ function notVisible(principal: Principal, name: string, entry: Entry | undefined
       message: `Tool '${name}' is not in profile '${profile.name}': its allow/deny globs ([profiles.${profile.name}]) leave it out. List the profile's tools with tools/list (or GET /v1/tools).`,
       details: { profile: profile.name },
     };
+  const broken = entry ? undefined : problems.forTool(name);
+  if (broken) return notLoaded(name, broken);
   return unknownTool(name, nearestVisible(registry, principal, name), profile?.name);
+}
+
+/** The answer to a call of a tool no file defines now because the file that would define it failed to load. */
+function notLoaded(name: string, problem: LoadProblem): ErrorInfo {
+  const what = { handlers: 'handler module', plugins: 'plugin manifest', scripts: 'script' }[problem.source];
+  const restart = problem.source === 'handlers' ? ' and restart Switchboard (handler modules load at start)' : '';
+  return {
+    code: 'NOT_FOUND',
+    message: `Tool '${name}' is not loaded: the ${what} that defines it failed to load — ${problemText(problem)}. Fix the file${restart}; system.health lists every file that failed to load.`,
+    details: { file: problem.file, ...(problem.line === undefined ? {} : { line: problem.line }) },
+  };
 }
 
 /** The answer to a call of a name the caller cannot see, with the nearest names it can (`nearest`), if any. */

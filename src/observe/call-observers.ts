@@ -25,13 +25,9 @@ export class CallObservers {
   /** A call ended: its latency and outcome, in memory and for Prometheus. */
   readonly measured = (state: CallState, outcome: Outcome): void => {
     const ms = state.durationMs;
-    this.metrics.finished(state.entry.capability.name, ms, !outcome.ok, state.req.transport);
-    this.prom.finished(
-      state.entry.capability.name,
-      state.req.transport,
-      ms / 1000,
-      outcome.ok ? undefined : outcome.error.code,
-    );
+    const failure = failureOf(outcome);
+    this.metrics.finished(state.entry.capability.name, ms, failure !== undefined, state.req.transport);
+    this.prom.finished(state.entry.capability.name, state.req.transport, ms / 1000, failure);
     if (state.cache) {
       this.metrics.cached(state.entry.capability.name, state.cache);
       this.prom.cached(state.entry.capability.name, state.cache);
@@ -53,4 +49,14 @@ export class CallObservers {
       at: isoTime(Date.now()),
     });
   };
+}
+
+/**
+ * What the metrics count a call's failure as: its error code, or `isError` when the tool answered an error result
+ * (a plugin hook that exited non-zero, an upstream tool's error) — a failed run, though not a fault of the capability
+ * (the breaker does not count it). Undefined for a success.
+ */
+function failureOf(outcome: Outcome): string | undefined {
+  if (!outcome.ok) return outcome.error.code;
+  return outcome.raw?.isError ? 'isError' : undefined;
 }

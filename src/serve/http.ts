@@ -7,7 +7,7 @@ import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } fro
 import type { Principal } from '../core/context.ts';
 import { httpStatus, SwitchboardError, toErrorInfo } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
-import { HttpAuth, hasRole } from '../policy/auth.ts';
+import { HttpAuth, hasRole, TOKEN_GONE } from '../policy/auth.ts';
 import { MCP_METADATA_PATH, METADATA_PATH, oauthResourceFor } from '../policy/oauth.ts';
 import type { Exposure } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
@@ -73,7 +73,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const maxBody = cfg.max_body_bytes;
   const mcp = createMcpHttp(hub, { maxBodyBytes: maxBody });
   const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
-  const dashboard = createDashboard(hub, () => auth.oauth, opts.exposure);
+  const dashboard = createDashboard(hub, auth, opts.exposure);
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = requestTarget(req.url ?? '/');
@@ -107,7 +107,8 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
       });
     }
-    // The dashboard's page (no data in it) and its ticketed event stream, under the same Host/Origin guard.
+    // The dashboard's page (data in it only for a caller that needs no token) and its ticketed event stream, under
+    // the same Host/Origin guard.
     if (await dashboard.serveOpen(req, res, path)) return;
     const authn = await auth.authenticate(req, Boolean(mcpRoute));
     if (!authn.ok) {
@@ -161,11 +162,14 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
       res.writeHead(200, { 'content-type': hub.metrics.contentType });
       return void res.end(text);
     }
-    if (await dashboard.serve(req, res, path, principal)) return;
+    if (await dashboard.serve(req, res, path, principal, authn.token)) return;
     if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, await listTools(hub, principal));
     if (path === '/v1/openapi.json' && req.method === 'GET')
       return sendJson(res, 200, openApi(hub, principal), {}, { pretty: true });
-    if (path === '/v1/events' && req.method === 'GET') return streamEvents(hub, req, res);
+    if (path === '/v1/events' && req.method === 'GET') {
+      const { token } = authn;
+      return streamEvents(hub, req, res, token ? { endOn: (end) => auth.watch(token, () => end(TOKEN_GONE)) } : {});
+    }
     const m = /^\/v1\/tools\/([^/]+)$/.exec(path);
     if (m) {
       if (req.method !== 'POST')

@@ -9,6 +9,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from 'pino';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/schema.ts';
 import type { Hub } from '../hub.ts';
+import { type CallerLimit, limitToCaller } from '../policy/caller-limit.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { FastCalls, type FastReply } from './fast-call.ts';
@@ -19,14 +20,21 @@ export interface StdioHandle {
   /** Close the connection, then the hub if it has started (one still starting is not waited for). */
   close(): Promise<void>;
   /**
-   * Resolves when the client closes stdin. Rejects with the hub's own error when it failed to start, once every
-   * request that waited for it has been answered with that failure and the connection is closed.
+   * Resolves when the client closes stdin. Rejects with the hub's own error when it failed to start: the connection
+   * stays open until the client closes it, answering every request with that failure.
    */
   closed: Promise<void>;
+  /**
+   * Start the hub now instead of after the handshake (stdin is a terminal: no client to answer first). Resolves once
+   * it serves; rejects with the hub's own error.
+   */
+  start(): Promise<void>;
 }
 
 export interface StdioOptions {
   exposure?: Exposure;
+  /** SWITCHBOARD_CALLER_LIMIT: what the caller of the agent's turn that started this process may call, at most. */
+  callerLimit?: CallerLimit;
   /** `serve --profile NAME` (or SWITCHBOARD_PROFILE): the profile this connection runs under, and how it was named. */
   profile?: { name: string; via: string };
   /** The process logger (the hub's too): transport errors may come before the hub. */
@@ -41,10 +49,8 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   const closed = new Promise<void>((resolve, reject) => {
     settleClosed = (err) => (err ? reject(err) : resolve());
   });
-  /** The connection ended: the client's doing, unless the hub failed (then `failed` settles `closed`). */
-  const ended = () => {
-    if (!failure) settleClosed();
-  };
+  /** The connection ended (the client closed stdin, or `close`): `closed` settles, with the hub's failure if any. */
+  const ended = () => settleClosed(failure);
   // The handshake is read with the default limit; the configured one applies once the hub has read the config.
   const transport = new BatchingStdioTransport(DEFAULT_MAX_MESSAGE_BYTES);
   let current: Server | undefined;
@@ -70,7 +76,10 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
     const config = hub.config.get();
     transport.setMaxMessageBytes(config.stdio.max_message_bytes);
     // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
-    const stdio = makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' });
+    const stdio = limitToCaller(
+      makePrincipal(config, opts.exposure, { id: 'stdio', roles: config.stdio.roles, kind: 'stdio' }),
+      opts.callerLimit,
+    );
     let principal: typeof stdio;
     try {
       principal = selectProfile(config, stdio, opts.profile ? { requested: opts.profile } : {});
@@ -87,11 +96,16 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   };
 
   const failed = (err: Error): never => {
-    // The requests waiting for the hub are answered with the failure in this turn; then the connection closes (its
-    // last answers written) and `closed` rejects, so `serve` exits non-zero with the error on stderr, as when the
-    // hub started first.
+    // Every request — those waiting now and every later one — is answered with the failure until the client closes
+    // stdin; then `closed` rejects and `serve` exits non-zero with the error on stderr. Exiting at once would leave a
+    // client whose next request is on its way with only "connection closed" to show (issue 29).
     failure = err;
-    setImmediate(() => void handle.close().finally(() => settleClosed(err)));
+    if (current?.getClientVersion()) {
+      // Said at once where an agent keeps a server's stderr, and to the client, which may show server logs.
+      const why = `Switchboard could not start; every request is answered with this until the client disconnects: ${err.message}`;
+      opts.logger.error(why);
+      current?.sendLoggingMessage({ level: 'error', logger: 'switchboard', data: why }).catch(() => {});
+    }
     throw new Error(`Switchboard could not start, so it cannot answer this request: ${err.message}`);
   };
 
@@ -128,6 +142,11 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   process.stdin.once('end', ended);
   const handle: StdioHandle = {
     closed,
+    start: () =>
+      serve().then(
+        () => {},
+        () => Promise.reject(failure),
+      ),
     async close() {
       for (const u of unsubscribers) u();
       await connection.close();

@@ -108,6 +108,11 @@ export interface EventStreamOptions {
   view?: (event: BusEvent) => BusEvent | undefined;
   /** Called once the stream is open with a writer of named SSE events; returns its own clean-up. */
   extra?: (send: (type: string, data: unknown) => void) => () => void;
+  /**
+   * Called once the stream is open with a function that ends it, sending `why` as a last `end` event (the token
+   * that opened it was revoked: `HttpAuth.watch`); returns its own clean-up.
+   */
+  endOn?: (end: (why: ErrorInfo) => void) => () => void;
 }
 
 /** Stream bus events as SSE. `?recent=N` first replays the last N stored events. */
@@ -135,10 +140,15 @@ export async function streamEvents(
   if (recent) for (const { event } of await hub.services.store.events.recent(recent)) write(event);
   const unsubscribe = hub.services.bus.subscribe(write);
   const stopExtra = opts.extra?.(send);
+  const stopEnd = opts.endOn?.((why) => {
+    send('end', { error: why });
+    res.end();
+  });
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
   keepAlive.unref();
   await new Promise<void>((resolve) => res.on('close', resolve));
   clearInterval(keepAlive);
   stopExtra?.();
+  stopEnd?.();
   unsubscribe();
 }

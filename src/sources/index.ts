@@ -19,8 +19,10 @@ export interface RunningSource {
   /** Resolves once the source's first discovery settled (tests and `mcp list --status` wait on it). */
   ready?: Promise<void>;
   /**
-   * Resolves once the source has something to list, when that comes before `ready` (upstream: servers shown from
-   * a cached catalog need not connect first). The first lists a client asks for wait on it (`catalogReady`).
+   * Resolves once the source has listed what it has at start, each part within its own time limit (upstream: every
+   * server without a cached catalog connected, failed, or passed its `startup_timeout_ms`; one shown from its cached
+   * catalog is not waited for). The first lists a client asks for wait on it (`catalogReady`). A source without it
+   * registers everything it lists in `start`.
    */
   listed?: Promise<void>;
 }

@@ -17,6 +17,7 @@ const server = (name: string, from: FoundServer['from']): FoundServer => ({
   from,
   file: `/f/${from}`,
   entry: { name, command: name },
+  secrets: [],
 });
 const found = [server('files', 'claude-code'), server('search', 'codex'), server('gem', 'gemini')];
 

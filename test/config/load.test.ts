@@ -13,7 +13,9 @@ describe('loadConfig', () => {
       port: 7777,
       max_body_bytes: 4194304,
       page_size: 500,
-      first_list_wait_ms: 3000,
+      max_sessions: 1000,
+      max_sessions_per_principal: 100,
+      session_idle_timeout_ms: 3_600_000,
       allowed_hosts: [],
       allowed_origins: [],
     });

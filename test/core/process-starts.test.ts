@@ -38,7 +38,13 @@ const STARTS: Record<string, { runProcess?: number; startChild?: number; words: 
   'sources/plugins/run.ts': { runProcess: 1, words: "sh -c -- the manifest's command; inputs on stdin and in env" },
   'sources/plugins/targets.ts': { runProcess: 1, words: "sh -c -- the manifest's dir_test" },
   'core/mcp-client/stdio-client-transport.ts': { startChild: 1, words: "the configured server's command and args" },
+  'core/load-problems.ts': { runProcess: 1, words: 'ours: node --check on a module that failed to load' },
   'cli/mcp-login.ts': { startChild: 1, words: 'the browser opener on an http(s) URL' },
+  'cli/snapshot-cache.ts': {
+    runProcess: 1,
+    startChild: 1,
+    words: 'ours: node --build-snapshot of the install, and the background `snapshot build`',
+  },
 };
 
 const count = (text: string, re: RegExp) => (text.match(re) ?? []).length;

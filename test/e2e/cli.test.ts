@@ -1,7 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
+import { BIN, type HttpServerProcess, runCli, startHttpServer, tempProject } from '../helpers/cli.ts';
 
 const run = (dir: string, args: string[]) => runCli(dir, args);
 
@@ -127,10 +128,25 @@ describe('switchboard CLI against a running server', () => {
     expect(JSON.parse(stdout.trim())).toMatchObject({ type: 'call', name: 'fixture.echo' });
   });
 
+  it('counts in its banner the tools and resources a client lists', async () => {
+    const counts = /(\d+) tools, (\d+) resources/.exec(server.stdout());
+    const client = new Client({ name: 'banner-count', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`)));
+    try {
+      const tools = (await client.listTools()).tools.length;
+      const resources = (await client.listResources()).resources.length;
+      expect(counts?.slice(1).map(Number)).toEqual([tools, resources]);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('prints the connect lines for Claude Code, Codex and the Inspector', () => {
     const banner = server.stdout();
     expect(banner).toContain('claude mcp add --transport http switchboard');
-    expect(banner).toContain('claude mcp add switchboard -- npx -y switchboard-mcp serve');
+    // This install's own command, which starts without npx or the registry.
+    expect(banner).toContain(`claude mcp add switchboard -- ${BIN} serve`);
+    expect(banner).toContain(`codex mcp add switchboard -- ${BIN} serve`);
     expect(banner).toMatch(/codex mcp add switchboard/);
     expect(banner).toMatch(/inspector/);
   });

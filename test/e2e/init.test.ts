@@ -86,14 +86,19 @@ describe('switchboard init', () => {
       { name: 'search', command: 'search-mcp', args: ['--fast'] },
     ]);
     // Both agents connected in the user scope, each in its own file; the Codex file keeps the user's bytes.
-    const serve = { command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] };
+    // This install's launcher by absolute path; Codex is told to wait for it.
+    const serve = { command: BIN, args: ['serve'] };
     expect(JSON.parse(readFileSync(join(m.home, '.claude.json'), 'utf8')).mcpServers.switchboard).toEqual({
       type: 'stdio',
       ...serve,
     });
     const codexAfter = readFileSync(join(m.codexHome, 'config.toml'), 'utf8');
     expect(codexAfter.startsWith(codexConfig)).toBe(true);
-    expect((parse(codexAfter).mcp_servers as Record<string, unknown>).switchboard).toEqual(serve);
+    expect((parse(codexAfter).mcp_servers as Record<string, unknown>).switchboard).toEqual({
+      ...serve,
+      required: true,
+      startup_timeout_sec: 60,
+    });
     expect(r.stdout).toContain('Installed Switchboard for Claude Code (user scope)');
     expect(r.stdout).toContain('Installed Switchboard for Codex (user scope)');
     // Each client still starts what was imported from it: the next steps say how to drop those entries there.
@@ -174,7 +179,7 @@ describe('switchboard init', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('Agents found: gemini (gemini on PATH)');
     expect(JSON.parse(readFileSync(join(m.dir, '.gemini/settings.json'), 'utf8'))).toEqual({
-      mcpServers: { switchboard: { command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] } },
+      mcpServers: { switchboard: { command: BIN, args: ['serve'] } },
     });
 
     const other = machine();
@@ -202,7 +207,7 @@ describe('switchboard init', () => {
     expect(screen).toContain('◆  Import these servers into .switchboard/config.toml?');
     expect(screen).toMatch(/◻ files \(claude-code: .*\.mcp\.json\)/);
     expect(servers(m.dir)).toEqual([]);
-    expect(JSON.parse(readFileSync(join(m.home, '.claude.json'), 'utf8')).mcpServers.switchboard.command).toBe('npx');
+    expect(JSON.parse(readFileSync(join(m.home, '.claude.json'), 'utf8')).mcpServers.switchboard.command).toBe(BIN);
     expect(JSON.parse(readFileSync(join(m.dir, '.mcp.json'), 'utf8')).mcpServers.switchboard).toBeUndefined();
     expect(screen).toContain('    switchboard mcp import --from claude-code');
   });

@@ -143,7 +143,7 @@ for (const launch of launches) {
       },
     ];
     for (const failure of failures)
-      it(`answers requests that waited for a hub that failed to start (${failure.what}), then exits non-zero`, async () => {
+      it(`answers requests that waited for a hub that failed to start (${failure.what}) until the client leaves, then exits non-zero`, async () => {
         const dir = tempProject();
         failure.setup(dir);
         // Sent at once, as one write: the requests behind the handshake are waiting when the hub's start fails.
@@ -157,6 +157,8 @@ for (const launch of launches) {
           launch: [launch.command, ...launch.prefix],
           input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
           keepStdinOpen: true,
+          // The process keeps answering until its client leaves (issue 29): leave once both are answered.
+          endStdinWhen: (out) => out.endsWith('\n') && [2, 3].every((id) => answersById(out).has(id)),
         });
         expect(code).toBe(failure.exitCode);
 

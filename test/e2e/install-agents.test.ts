@@ -1,14 +1,18 @@
 // `switchboard install|uninstall codex|gemini` (and what uninstall claude-code leaves): each agent's own file gets
 // the entry that starts Switchboard, everything else in it survives byte for byte, and uninstall takes back
-// exactly that — deleting the files and folders install created.
+// exactly that — deleting the files and folders install created. The entry starts this install's own launcher by
+// absolute path (no npx, no registry); `--npx` writes the package-name form.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as jsonc } from 'jsonc-parser';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
-import { runCli, tempProject } from '../helpers/cli.ts';
+import { BIN, runCli, tempProject } from '../helpers/cli.ts';
 
-const SERVE = { command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] };
+/** What the install writes: this checkout's launcher, which the built CLI under test runs from. */
+const SERVE = { command: BIN, args: ['serve'] };
+/** Codex's entry also makes Codex wait for it (issue 29: `codex exec` went on without it otherwise). */
+const CODEX_SERVE = { ...SERVE, required: true, startup_timeout_sec: 60 };
 
 function machine() {
   const dir = tempProject();
@@ -34,7 +38,10 @@ describe('switchboard install codex', () => {
     const installed = readFileSync(file, 'utf8');
     expect(installed.startsWith(mine)).toBe(true);
     const toml = parse(installed) as { mcp_servers: Record<string, unknown>; model: string };
-    expect(toml.mcp_servers).toEqual({ github: { command: 'gh-mcp', env: { GH_TOKEN: 'x' } }, switchboard: SERVE });
+    expect(toml.mcp_servers).toEqual({
+      github: { command: 'gh-mcp', env: { GH_TOKEN: 'x' } },
+      switchboard: CODEX_SERVE,
+    });
     expect(toml.model).toBe('o3');
     // Idempotent: the second install writes nothing.
     const again = await m.run(['install', 'codex', '--scope', 'user']);
@@ -57,7 +64,7 @@ describe('switchboard install codex', () => {
     const r = await m.run(['install', 'codex', '--scope', 'project']);
     expect(r.code).toBe(0);
     expect(parse(readFileSync(join(m.dir, '.codex/config.toml'), 'utf8'))).toEqual({
-      mcp_servers: { switchboard: SERVE },
+      mcp_servers: { switchboard: CODEX_SERVE },
     });
     expect(r.stdout).toContain('Codex reads .codex/config.toml only in a trusted project');
     expect(r.stdout).toContain(`[projects."${m.dir}"] trust_level = "trusted"`);
@@ -65,6 +72,24 @@ describe('switchboard install codex', () => {
     expect(u.stdout).toContain('deleted');
     expect(existsSync(join(m.dir, '.codex'))).toBe(false);
     expect(existsSync(join(m.home, 'codex'))).toBe(false);
+  });
+
+  it('--npx writes the package-name form, for a config file a team shares; a later install replaces it', async () => {
+    const m = machine();
+    expect((await m.run(['install', 'codex', '--npx'])).code).toBe(0);
+    const file = join(m.dir, '.codex/config.toml');
+    expect(parse(readFileSync(file, 'utf8'))).toEqual({
+      mcp_servers: {
+        switchboard: {
+          command: 'npx',
+          args: ['-y', 'switchboard-mcp', 'serve'],
+          required: true,
+          startup_timeout_sec: 60,
+        },
+      },
+    });
+    expect((await m.run(['install', 'codex'])).code).toBe(0);
+    expect(parse(readFileSync(file, 'utf8'))).toEqual({ mcp_servers: { switchboard: CODEX_SERVE } });
   });
 
   it('refuses a config.toml that is not TOML, writing nothing', async () => {

@@ -1,17 +1,19 @@
 // End-to-end: the package as a user gets it. `npm pack` the built repository, install the tarball globally into a
 // temporary prefix and as a devDependency of another project, then use the installed `switchboard` command in an
-// unrelated folder: its version, a TypeScript handler of that folder served over stdio and over HTTP.
+// unrelated folder: its version, a TypeScript handler of that folder served over stdio and over HTTP, its startup
+// snapshot built in the user's cache, and `install claude-code` writing an entry the real `claude` starts with no npx
+// and no network. The tarball's contents and `npm publish --dry-run` are checked too.
 //
 // Installing runs better-sqlite3's install script, which first asks for a prebuilt binary and otherwise compiles
 // SQLite (minutes on a busy machine). The binary this checkout already built is offered to it from a local mirror
 // (prebuild-install's documented npm_config_<package>_binary_host), so only the packaging is under test here.
 import { execFile, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { homedir } from 'node:os';
-import { basename, join } from 'node:path';
+import { basename, delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -46,6 +48,8 @@ function projectWithHandler(): string {
 
 let work: string;
 let tarball: string;
+/** `npm pack --json`'s report: the tarball's size and files. */
+let packInfo: { filename: string; size: number; unpackedSize: number; files: { path: string }[] };
 let prefix: string;
 /** A project with the tarball as its devDependency. */
 let app: string;
@@ -86,11 +90,13 @@ beforeAll(async () => {
   work = tempProject();
   await startBinaryMirror(work);
   npmEnv = { ...process.env, npm_config_better_sqlite3_binary_host: mirrorUrl };
-  const packed = await run('npm', ['pack', '--json', '--pack-destination', work, ...NPM_FLAGS], {
+  // --ignore-scripts: `prepare` would rebuild dist/, which the other test files are running from; npm test built it.
+  const packed = await run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work, ...NPM_FLAGS], {
     cwd: ROOT,
     env: npmEnv,
   });
-  tarball = join(work, JSON.parse(packed.stdout)[0].filename);
+  packInfo = JSON.parse(packed.stdout)[0];
+  tarball = join(work, packInfo.filename);
   prefix = join(work, 'prefix');
   app = projectWithHandler();
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'an-app', private: true, type: 'module' }));
@@ -117,6 +123,28 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+describe('the tarball', () => {
+  it('fits the machine it lands on: under 3 MB, no startup snapshot or source maps, a licence and the docs', () => {
+    const paths = packInfo.files.map((f) => f.path);
+    expect(packInfo.size).toBeLessThan(3 * 1024 * 1024);
+    expect(paths.filter((p) => p.endsWith('.map') || p.endsWith('.blob') || p.endsWith('.blob.node'))).toEqual([]);
+    expect(paths).toEqual(
+      expect.arrayContaining(['LICENSE', 'README.md', 'docs/configuration.md', 'dist/snapshot.cjs']),
+    );
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+    expect(pkg).toMatchObject({
+      repository: { url: expect.any(String) },
+      homepage: expect.any(String),
+      bugs: { url: expect.any(String) },
+    });
+  });
+
+  it('passes npm publish --dry-run', async () => {
+    const r = await run('npm', ['publish', '--dry-run', '--ignore-scripts', ...NPM_FLAGS], { cwd: ROOT, env: npmEnv });
+    expect(r.stderr).not.toMatch(/npm error/i);
+  }, 120_000);
+});
+
 describe('the packed package, installed globally', () => {
   it('gives a switchboard command that reports the package version, from the startup snapshot too', async () => {
     const bin = join(prefix, 'bin/switchboard');
@@ -125,6 +153,61 @@ describe('the packed package, installed globally', () => {
     expect((await run(bin, ['serve', '--version'], { cwd: dir })).stdout.trim()).toBe(VERSION);
     expect((await run(join(prefix, 'bin/switchboard-mcp'), ['--version'], { cwd: dir })).stdout.trim()).toBe(VERSION);
   });
+
+  it('builds its startup snapshot in the user’s cache, and serve starts from it', async () => {
+    const bin = join(prefix, 'bin/switchboard');
+    const dir = tempProject();
+    const env = { ...childEnv(dir), SWITCHBOARD_CACHE_DIR: join(dir, 'cache') };
+    expect((await run(bin, ['snapshot', 'status'], { cwd: dir, env })).stdout).toMatch(
+      /^not used: no snapshot built yet/,
+    );
+    expect((await run(bin, ['snapshot', 'build'], { cwd: dir, env })).stdout).toMatch(
+      /^Built the startup snapshot in \d+ ms/,
+    );
+    expect((await run(bin, ['snapshot', 'status'], { cwd: dir, env })).stdout).toMatch(/^ready/);
+    const transport = new StdioClientTransport({ command: bin, args: ['serve'], cwd: dir, env, stderr: 'pipe' });
+    const client = new Client({ name: 'install-e2e', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      expect(readFileSync(`/proc/${transport.pid}/cmdline`, 'utf8').split('\0')).toContain('--snapshot-blob');
+      expect(client.getServerVersion()?.version).toBe(VERSION);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('install claude-code writes this install’s command, which the real claude starts with no npx and no network', async () => {
+    const project = tempProject();
+    const home = join(project, 'home');
+    const tools = join(project, 'tools');
+    mkdirSync(home);
+    mkdirSync(tools);
+    // An npx that fails and leaves a mark, first on PATH: the entry must not need it.
+    const npxMark = join(project, 'npx-was-run');
+    writeFileSync(join(tools, 'npx'), `#!/bin/sh\ntouch ${npxMark}\nexit 127\n`, { mode: 0o755 });
+    const env = {
+      ...childEnv(project),
+      HOME: home,
+      PATH: `${tools}${delimiter}${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+      // Nothing may reach a network: every proxy is a closed port, npm is offline.
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      npm_config_offline: 'true',
+    };
+    const installed = await run(join(prefix, 'bin/switchboard'), ['install', 'claude-code'], { cwd: project, env });
+    const entry = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers.switchboard;
+    const launcher = realpathSync(join(prefix, 'lib/node_modules/switchboard-mcp/bin/switchboard.js'));
+    expect(entry).toEqual({ type: 'stdio', command: launcher, args: ['serve'] });
+    expect(installed.stdout).toContain(`it runs                    ${launcher} serve`);
+    // What claude records when the user accepts its trust dialog in this folder (install enabled the server).
+    writeFileSync(
+      join(home, '.claude.json'),
+      JSON.stringify({ projects: { [project]: { hasTrustDialogAccepted: true } } }),
+    );
+    const listed = await run('claude', ['mcp', 'list'], { cwd: project, env, timeout: 90_000 });
+    expect(listed.stdout, listed.stderr).toMatch(/switchboard: .*serve - [✓✔] Connected/);
+    expect(existsSync(npxMark)).toBe(false);
+  }, 120_000);
 
   it("serves an unrelated folder's TypeScript handler over stdio", async () => {
     const dir = projectWithHandler();

@@ -2,10 +2,12 @@
 // against a real authorization server and a protected MCP server on loopback; the browser is fetch following the
 // URL the command prints.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { urlRefusal } from '../../src/core/mcp-client/oauth/discovery-fetch.ts';
 import { SqliteStore } from '../../src/store/sqlite/index.ts';
@@ -17,6 +19,12 @@ let mcp: ProtectedServer;
 beforeAll(() => {
   mcp = world.mcp();
 });
+
+/** A server entry followed by its `[servers.headers]` sub-table, between another entry and comments. */
+const HEADERS_AFTER = (url: string) =>
+  '# Project servers\n[[servers]]\nname = "other"\nurl = "https://other.example.org/mcp"\nenabled = false\n\n' +
+  `# the one that logs in\n[[servers]]\nname = "notes" # the notes server\nurl = "${url}"\nstartup_timeout_ms = 10000\n` +
+  '[servers.headers]\nX-Team = "blue" # sent on every request\n\n# the end\n';
 
 function project(oauth = 'oauth = {}\n', url = mcp.url): string {
   const dir = tempProject();
@@ -85,13 +93,99 @@ describe('switchboard mcp login', () => {
     expect((await runCli(dir, ['mcp', 'list', '--status'])).stdout).toContain('nobody is logged in');
   }, 120_000);
 
-  it('refuses a server without [servers.oauth], saying what to add', async () => {
-    const dir = project('');
-    const r = await runCli(dir, ['mcp', 'login', 'notes']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain("Server 'notes' has no [servers.oauth] table");
-    expect(r.stderr).toContain('oauth = {}');
-    expect((await runCli(dir, ['mcp', 'login', 'nope'])).stderr).toContain("No MCP server 'nope'. Configured: notes.");
+  it('adds oauth = {} to the [[servers]] entry it logs in to, keeping every other byte of the file', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.switchboard'));
+    const file = join(dir, '.switchboard', 'config.toml');
+    // The entry is followed by its own [servers.headers]: text appended at the end would land in that sub-table.
+    const original = HEADERS_AFTER(mcp.url);
+    writeFileSync(file, original);
+    const before = await runCli(dir, ['mcp', 'list', '--status']);
+    expect(before.stdout).toContain(
+      'login notes: the server asks for credentials (HTTP 401); if it logs in with OAuth, run: switchboard mcp login notes (it adds oauth = {} to the entry)',
+    );
+
+    const done = await login(dir);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toContain(
+      `'notes' has no [servers.oauth] table yet: once you are logged in, oauth = {} is added to its entry in ${file}.`,
+    );
+    expect(done.stdout).toContain(
+      `Added oauth = {} to 'notes' in ${file}: Switchboard logs in to it with OAuth from now on.`,
+    );
+    const text = readFileSync(file, 'utf8');
+    expect(text).toBe(original.replace('[servers.headers]', 'oauth = {}\n[servers.headers]'));
+    const servers = (parse(text) as { servers: Record<string, unknown>[] }).servers;
+    expect(servers[1]).toEqual(expect.objectContaining({ name: 'notes', oauth: {}, headers: { 'X-Team': 'blue' } }));
+
+    // The login is in effect with the entry as it is now.
+    const after = await runCli(dir, ['mcp', 'list', '--status']);
+    expect(after.stdout).toMatch(/login notes \(you\): logged in, token expires/);
+    expect(after.stdout).not.toContain('HTTP 401');
+    expect((await runCli(dir, ['mcp', 'login', 'nope'])).stderr).toContain(
+      "No MCP server 'nope'. Configured: other, notes.",
+    );
+  }, 120_000);
+
+  it('edits a user-scope entry through its symlink, leaving the link a link', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.home'), { recursive: true });
+    const target = join(dir, 'dotfiles-switchboard.toml');
+    const original = HEADERS_AFTER(mcp.url);
+    writeFileSync(target, original);
+    symlinkSync(target, join(dir, '.home', 'config.toml'));
+    const done = await login(dir);
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stdout).toContain(`Added oauth = {} to 'notes' in ${join(dir, '.home', 'config.toml')}`);
+    expect(lstatSync(join(dir, '.home', 'config.toml')).isSymbolicLink()).toBe(true);
+    expect(readFileSync(target, 'utf8')).toBe(original.replace('[servers.headers]', 'oauth = {}\n[servers.headers]'));
+  }, 120_000);
+
+  it('shows the change to make, correct where it is pasted, when it cannot edit the file', async () => {
+    const dir = tempProject();
+    mkdirSync(join(dir, '.switchboard'));
+    const file = join(dir, '.switchboard', 'config.toml');
+    const original = HEADERS_AFTER('https://notes.example.org/mcp');
+    writeFileSync(file, original);
+    // A read-only file in a read-only folder; root writes anyway, so as root the CLI runs as nobody.
+    chmodSync(file, 0o444);
+    chmodSync(join(dir, '.switchboard'), 0o555);
+    chmodSync(dir, 0o755);
+    // This file's own temp folder (test/setup-env.ts): nobody may pass through it to reach the project.
+    if (process.getuid?.() === 0) chmodSync(tmpdir(), 0o711);
+    const r = await new Promise<{ code: number | null; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [BIN, '--cwd', dir, 'mcp', 'login', 'notes', '--no-browser'], {
+        env: childEnv(dir),
+        stdio: ['ignore', 'ignore', 'pipe'],
+        ...(process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}),
+      });
+      let stderr = '';
+      child.stderr.on('data', (d) => {
+        stderr += d;
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        done({ code, stderr });
+      });
+    });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toContain(
+      `Server 'notes' has no [servers.oauth] table, so Switchboard does not log in to it, and cannot add one: ${file} is not writable (EACCES).`,
+    );
+    expect(r.stderr).toContain(
+      `In ${file}, add the line marked + (as line 12) to the entry of 'notes':\n\n` +
+        '    [[servers]]\n    name = "notes" # the notes server\n    url = "https://notes.example.org/mcp"\n' +
+        '    startup_timeout_ms = 10000\n  + oauth = {}\n    [servers.headers]\n    X-Team = "blue" # sent on every request\n\n' +
+        'then run: switchboard mcp login notes',
+    );
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    // Pasted where it says, the line puts oauth on the server, not under its headers.
+    const line = /^ {2}\+ (.*)$/m.exec(r.stderr)?.[1] as string;
+    const lines = original.split('\n');
+    lines.splice(11, 0, line);
+    const servers = (parse(lines.join('\n')) as { servers: Record<string, unknown>[] }).servers;
+    expect(servers[1]).toEqual(expect.objectContaining({ oauth: {}, headers: { 'X-Team': 'blue' } }));
   });
 
   it('refuses a key file others can read before anything is asked', async () => {

@@ -78,9 +78,12 @@ describe('serve and mcp agree on a configuration with Meerkat keys', () => {
     const serve = await runCli(dir, ['serve'], {
       input: `${JSON.stringify(initialize)}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`,
       keepStdinOpen: true,
+      // It answers every request with the failure until its client leaves: leave once tools/list is answered.
+      endStdinWhen: (out) => out.includes('"id":2'),
     });
     expect(serve.code).toBe(2);
     expect(serve.stderr).toContain(message);
+    expect(serve.stdout).toContain(JSON.stringify(message).slice(1, -1));
 
     for (const args of [
       ['mcp', 'list'],

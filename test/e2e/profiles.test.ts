@@ -251,7 +251,7 @@ describe('profiles over stdio', () => {
     }
   });
 
-  it('serve --profile with an unknown name answers the waiting requests with why, and exits non-zero', async () => {
+  it('serve --profile with an unknown name answers the waiting requests with why, and exits non-zero once the client leaves', async () => {
     const messages = [
       INITIALIZE_2025,
       { jsonrpc: '2.0', method: 'notifications/initialized' },
@@ -260,6 +260,7 @@ describe('profiles over stdio', () => {
     const { code, stdout, stderr } = await runCli(dir, ['serve', '--profile', 'nope'], {
       input: messages.map((m) => `${JSON.stringify(m)}\n`).join(''),
       keepStdinOpen: true,
+      endStdinWhen: (out) => out.endsWith('\n') && answersById(out).has(2),
     });
     expect(code).not.toBe(0);
     const answers = answersById(stdout);
@@ -279,13 +280,13 @@ describe('profiles over stdio', () => {
 });
 
 describe('install --profile', () => {
-  /** Start the entry an install wrote as the agent would, with this checkout's CLI in place of `npx … switchboard-mcp`. */
+  /** Start the entry an install wrote as the agent would: this install's launcher, in the project. */
   const startEntry = async (dir: string, entry: { command: string; args: string[] }) => {
-    expect(entry.command).toBe('npx');
-    expect(entry.args.slice(0, 3)).toEqual(['-y', 'switchboard-mcp', 'serve']);
+    expect(entry.command).toBe(BIN);
+    expect(entry.args[0]).toBe('serve');
     const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, '--cwd', dir, ...entry.args.slice(2), '--handlers', FIXTURE_HANDLERS],
+      command: entry.command,
+      args: ['--cwd', dir, ...entry.args, '--handlers', FIXTURE_HANDLERS],
       env: childEnv(dir),
       stderr: 'pipe',
     });
@@ -302,11 +303,7 @@ describe('install --profile', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('(profile reviewer)');
     const entry = JSON.parse(readFileSync(join(dir, '.mcp.json'), 'utf8')).mcpServers.switchboard;
-    expect(entry).toEqual({
-      type: 'stdio',
-      command: 'npx',
-      args: ['-y', 'switchboard-mcp', 'serve', '--profile', 'reviewer'],
-    });
+    expect(entry).toEqual({ type: 'stdio', command: BIN, args: ['serve', '--profile', 'reviewer'] });
     const c = await startEntry(dir, entry);
     try {
       expect(await toolNames(c)).toEqual(REVIEWER);
@@ -326,7 +323,7 @@ describe('install --profile', () => {
     expect(existsSync(join(dir, '.codex'))).toBe(false);
     const r = await runCli(dir, ['install', 'codex', '--profile', 'board'], { env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toContain('it runs: npx -y switchboard-mcp serve --profile board');
+    expect(r.stdout).toContain(`it runs: ${BIN} serve --profile board`);
     const toml = parse(readFileSync(join(dir, '.codex/config.toml'), 'utf8')) as {
       mcp_servers: { switchboard: { command: string; args: string[] } };
     };

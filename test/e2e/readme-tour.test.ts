@@ -1,10 +1,11 @@
 // End-to-end: the README's tour ("A tour" and "Tokens, limits, audit", against `serve --http` on a copy of the demo
 // workspace), its other-servers block and its sub-agents block (each in an empty project, with the real `claude`
-// binary) and its first capability (the file its code block names, served over stdio), their own lines read from README.md and run through a shell as written — `npx -y switchboard-mcp`
-// standing for the built command, the demo's address for the test's server. A line the README gains runs too, and
+// binary) and its first capability (the file its code block names, served over stdio), their own lines read from
+// README.md and run through a shell as written — `switchboard` is this checkout's command on PATH, as an install puts
+// it, and the demo's address stands for the test's server. A line the README gains runs too, and
 // must succeed; the lines with a known answer are checked for it.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,15 @@ import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 import { until } from '../helpers/until.ts';
 
 const DEMO_URL = 'http://127.0.0.1:7777';
+
+/**
+ * A folder holding the `switchboard` command, a link to this checkout's launcher as `npm install -g` makes one: the
+ * README's lines run `switchboard …` as written, with this folder first on PATH.
+ */
+const COMMANDS = mkdtempSync(join(tmpdir(), 'switchboard-readme-bin-'));
+symlinkSync(BIN, join(COMMANDS, 'switchboard'));
+/** `env` with the installed `switchboard` first on PATH. */
+const withCommand = (env: Record<string, string>) => ({ ...env, PATH: `${COMMANDS}${delimiter}${env.PATH ?? ''}` });
 
 /** The shell lines of the first `sh` block after `heading`: comments and blank lines out, trailing comments cut. */
 function tourLines(readme: string, heading: string): string[] {
@@ -53,7 +63,7 @@ function shIn(cwd: string, line: string, env: Record<string, string>): Promise<S
 function userEnv(project: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     ...childEnv(project),
-    PATH: `${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
+    PATH: `${COMMANDS}${delimiter}${join(ROOT, 'node_modules/.bin')}${delimiter}${process.env.PATH ?? ''}`,
     HOME: project,
     ...extra,
   };
@@ -68,7 +78,7 @@ async function runBlock(
 ): Promise<string[]> {
   const lines = tourLines(readFileSync(join(ROOT, 'README.md'), 'utf8'), heading);
   for (const written of lines) {
-    const r = await shIn(project, written.replaceAll('npx -y switchboard-mcp', `node ${BIN}`), env);
+    const r = await shIn(project, written, env);
     const said = `${written}\n--- exit ${r.code}\n${r.stdout}\n${r.stderr}`;
     expect(r.code, said).toBe(0);
     check(written, r, said);
@@ -88,7 +98,7 @@ describe("the README's tour, as written", () => {
       recursive: true,
       filter: (src) => !/state\.db|[\\/]sessions([\\/]|$)/.test(src.slice(join(ROOT, 'examples/workspace').length)),
     });
-    env = childEnv(workspace);
+    env = withCommand(childEnv(workspace));
     server = spawn(process.execPath, [BIN, 'serve', '--http', '--port', '0', '--cwd', workspace], {
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -113,10 +123,7 @@ describe("the README's tour, as written", () => {
     for (const written of lines) {
       // Configuring the user's own Claude Code is not the tour's to do here.
       if (written.startsWith('claude mcp add')) continue;
-      let line = written
-        .replaceAll('npx -y switchboard-mcp', `node ${BIN}`)
-        .replaceAll(DEMO_URL, url)
-        .replaceAll('--cwd examples/workspace', `--cwd ${workspace}`);
+      let line = written.replaceAll(DEMO_URL, url).replaceAll('--cwd examples/workspace', `--cwd ${workspace}`);
       if (line.includes('t-…')) line = line.replaceAll('t-…', captured.task ?? 'no-task-created');
       if (line.includes('sb_…')) line = line.replaceAll('sb_…', captured.token ?? 'no-token-created');
       // Commands whose --url defaults to the demo's address are pointed at this server.

@@ -33,12 +33,7 @@ function installedProject(): string {
       "import { auto, llm } from 'switchboard';\nexport default function* (r) { yield auto('echo flow ' + r); yield llm('A question about ' + r, { expects: { answer: 'an answer' } }); }\n",
   });
   execFileSync(process.execPath, [BIN, '--cwd', project, 'install', 'claude-code'], { env: childEnv(project) });
-  // Only the launcher changes: the installed files say `npx -y switchboard-mcp`, which here is this build.
-  const launch = `${process.execPath} ${BIN}`;
-  for (const file of ['.mcp.json', '.claude/settings.json']) {
-    const path = join(project, file);
-    writeFileSync(path, readFileSync(path, 'utf8').replaceAll('npx -y switchboard-mcp', launch));
-  }
+  // The hooks run this install's launcher as written; the server entry gets the test's own home and log level.
   const mcp = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8'));
   mcp.mcpServers.switchboard = {
     type: 'stdio',

@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, writeFile
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse, stringify } from 'yaml';
-import { ROOT, runCli, tempProject } from '../helpers/cli.ts';
+import { BIN, ROOT, runCli, tempProject } from '../helpers/cli.ts';
 import { projectScripts } from '../sources/scripts/helpers.ts';
 
 const run = (dir: string, args: string[], input = '', env: Record<string, string> = {}) =>
@@ -113,15 +113,17 @@ describe('switchboard install claude-code', () => {
     const dir = tempProject();
     const r = await run(dir, ['install', 'claude-code']);
     expect(r.code).toBe(0);
+    // This install's launcher by absolute path: the agent starts the installed version, without npx or a network.
     expect(json(join(dir, '.mcp.json'))).toEqual({
-      mcpServers: { switchboard: { type: 'stdio', command: 'npx', args: ['-y', 'switchboard-mcp', 'serve'] } },
+      mcpServers: { switchboard: { type: 'stdio', command: BIN, args: ['serve'] } },
     });
+    expect(r.stdout).toContain(`it runs                    ${BIN} serve`);
     const settings = json(join(dir, '.claude/settings.json'));
     expect(settings.hooks.UserPromptSubmit).toEqual([
-      { matcher: '', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook user-prompt-submit' }] },
+      { matcher: '', hooks: [{ type: 'command', command: `${BIN} hook user-prompt-submit` }] },
     ]);
     expect(settings.hooks.PreToolUse).toEqual([
-      { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook pre-tool-use' }] },
+      { matcher: 'Skill', hooks: [{ type: 'command', command: `${BIN} hook pre-tool-use` }] },
     ]);
     expect(settings.permissions.allow).toEqual(permissions);
     expect(settings.enabledMcpjsonServers).toEqual(['switchboard']);
@@ -170,7 +172,7 @@ describe('switchboard install claude-code', () => {
     expect(existsSync(join(dir, '.claude/commands'))).toBe(false);
   });
 
-  it('replaces the hooks an install before the package name wrote (`npx switchboard …`), and uninstall removes them', async () => {
+  it('replaces the hooks earlier installs wrote (`npx switchboard …`, `npx -y switchboard-mcp …`), and uninstall removes them', async () => {
     const dir = tempProject();
     mkdirSync(join(dir, '.claude'));
     const old = {
@@ -180,7 +182,7 @@ describe('switchboard install claude-code', () => {
         ],
         PreToolUse: [
           { matcher: 'Bash', hooks: [{ type: 'command', command: 'my-guard' }] },
-          { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx switchboard hook pre-tool-use' }] },
+          { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook pre-tool-use' }] },
         ],
       },
     };
@@ -188,11 +190,11 @@ describe('switchboard install claude-code', () => {
     expect((await run(dir, ['install', 'claude-code'])).code).toBe(0);
     const hooks = json(join(dir, '.claude/settings.json')).hooks;
     expect(hooks.UserPromptSubmit).toEqual([
-      { matcher: '', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook user-prompt-submit' }] },
+      { matcher: '', hooks: [{ type: 'command', command: `${BIN} hook user-prompt-submit` }] },
     ]);
     expect(hooks.PreToolUse).toEqual([
       old.hooks.PreToolUse[0],
-      { matcher: 'Skill', hooks: [{ type: 'command', command: 'npx -y switchboard-mcp hook pre-tool-use' }] },
+      { matcher: 'Skill', hooks: [{ type: 'command', command: `${BIN} hook pre-tool-use` }] },
     ]);
     writeFileSync(join(dir, '.claude/settings.json'), JSON.stringify(old));
     expect((await run(dir, ['uninstall', 'claude-code'])).code).toBe(0);
@@ -208,7 +210,7 @@ describe('switchboard install claude-code', () => {
     expect(r.code).toBe(0);
     const claude = json(join(home, '.claude.json'));
     expect(claude.numStartups).toBe(3);
-    expect(claude.mcpServers.switchboard.command).toBe('npx');
+    expect(claude.mcpServers.switchboard.command).toBe(BIN);
     expect(json(join(home, '.claude/settings.json')).permissions.allow).toEqual(permissions);
     expect(resolve(join(home, '.claude'), readlinkSync(join(home, '.claude/commands')))).toBe(
       join(dir, '.home/scripts/nl'),

@@ -1,20 +1,32 @@
-// End-to-end: the `switchboard` command starts `serve` from the V8 startup snapshot (dist/switchboard.blob, built by
-// `npm run build`), and falls back to the ESM bundle when the blob is missing or belongs to another Node.
-// test/e2e/mcp-stdio.test.ts runs the protocol suite through the command as well.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// End-to-end: the `switchboard` command starts `serve` from the V8 startup snapshot in the user's cache (built once
+// for the run by test/global-snapshot.ts, as the first `serve` builds it for a user), falls back to the ESM bundle when
+// the blob is missing, belongs to another Node or is older than the install, and builds a missing one in the
+// background for the next start. test/e2e/mcp-stdio.test.ts runs the protocol suite through the command as well.
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
 import { BIN, childEnv, FIXTURE_HANDLERS, ROOT, startHttpServer, tempProject } from '../helpers/cli.ts';
 import { rpc2026 } from '../helpers/rpc2026.ts';
+import { until } from '../helpers/until.ts';
 
 /** Connect an SDK client to `serve` started by running `bin` as a command; returns the client, pid and stderr. */
-async function serveThrough(bin: string, dir: string, handlers: string[]) {
+async function serveThrough(bin: string, dir: string, handlers: string[], env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({
     command: bin,
     args: ['--cwd', dir, 'serve', ...handlers.flatMap((h) => ['--handlers', h])],
-    env: childEnv(dir),
+    env: childEnv(dir, env),
     stderr: 'pipe',
   });
   let stderr = '';
@@ -27,24 +39,35 @@ async function serveThrough(bin: string, dir: string, handlers: string[]) {
   return { client, stderr: () => stderr, cmdline: readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0') };
 }
 
+/** The blob of the install whose dist folder is `dist`, in this run's cache (src/cli/snapshot-cache.ts). */
+function blobOf(dist: string, cache = process.env.SWITCHBOARD_CACHE_DIR as string): string {
+  return join(cache, `${dist.split('/').join('_')}.blob`);
+}
+
 /**
- * A copy of the package's launcher beside a dist/ of links to the built files, without the blob or with a blob
- * recorded as another Node's: the launcher must then start the ESM bundle.
+ * A copy of the package (its launcher, package.json and built files; its dependencies linked) with a cache of its
+ * own: no blob, a blob recorded as another Node's, or one older than the install's snapshot.cjs. The launcher must
+ * then start the ESM bundle. Copies, not links: Node resolves a linked module to its real path, which would be this
+ * checkout's. Returns the launcher and the environment that points at that cache.
  */
-function packageCopy(blob: 'missing' | 'other-node'): string {
+function packageCopy(blob: 'missing' | 'other-node' | 'stale'): { bin: string; env: Record<string, string> } {
   const root = tempProject();
+  const cache = join(root, 'cache');
   mkdirSync(join(root, 'bin'));
   mkdirSync(join(root, 'dist'));
+  mkdirSync(cache);
   copyFileSync(BIN, join(root, 'bin/switchboard.js'));
-  for (const f of readdirSync(join(ROOT, 'dist'))) {
-    if (f.startsWith('switchboard.blob')) continue;
-    symlinkSync(join(ROOT, 'dist', f), join(root, 'dist', f));
+  copyFileSync(join(ROOT, 'package.json'), join(root, 'package.json'));
+  symlinkSync(join(ROOT, 'node_modules'), join(root, 'node_modules'));
+  for (const f of readdirSync(join(ROOT, 'dist')))
+    if (!f.endsWith('.map')) cpSync(join(ROOT, 'dist', f), join(root, 'dist', f), { recursive: true });
+  const own = blobOf(join(root, 'dist'), cache);
+  if (blob !== 'missing') {
+    copyFileSync(blobOf(join(ROOT, 'dist')), own);
+    writeFileSync(`${own}.node`, blob === 'other-node' ? '/opt/another/node\n' : `${process.execPath}\n`);
   }
-  if (blob === 'other-node') {
-    symlinkSync(join(ROOT, 'dist/switchboard.blob'), join(root, 'dist/switchboard.blob'));
-    writeFileSync(join(root, 'dist/switchboard.blob.node'), '/opt/another/node\n');
-  }
-  return join(root, 'bin/switchboard.js');
+  if (blob === 'stale') utimesSync(own, new Date(0), new Date(0));
+  return { bin: join(root, 'bin/switchboard.js'), env: { SWITCHBOARD_CACHE_DIR: cache } };
 }
 
 /** A plain ES module handler that imports 'switchboard' (the package entry, dist/index.js) like a user's would. */
@@ -77,7 +100,7 @@ describe('the switchboard command', () => {
     const { client, stderr, cmdline } = await serveThrough(BIN, dir, [FIXTURE_HANDLERS, esmHandlers()]);
     try {
       expect(cmdline).toContain('--snapshot-blob');
-      expect(cmdline).toContain(join(ROOT, 'dist/switchboard.blob'));
+      expect(cmdline).toContain(blobOf(join(ROOT, 'dist')));
       // The version is package.json's (the build writes it into the snapshot, which has no package.json to read).
       expect(client.getServerVersion()?.version).toBe(PACKAGE_VERSION);
       const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'from tsx' } });
@@ -122,15 +145,46 @@ describe('the switchboard command', () => {
     }
   });
 
-  it.each(['missing', 'other-node'] as const)('starts from the ESM bundle when the blob is %s', async (blob) => {
+  it.each(['missing', 'other-node', 'stale'] as const)(
+    'starts from the ESM bundle when the blob is %s',
+    async (blob) => {
+      const dir = tempProject();
+      const copy = packageCopy(blob);
+      const { client, cmdline } = await serveThrough(copy.bin, dir, [FIXTURE_HANDLERS], copy.env);
+      try {
+        expect(cmdline).not.toContain('--snapshot-blob');
+        const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'fallback' } });
+        expect(ts.structuredContent).toEqual({ text: 'fallback' });
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it('builds a missing snapshot in the background on a first start, and the next start uses it', async () => {
     const dir = tempProject();
-    const { client, cmdline } = await serveThrough(packageCopy(blob), dir, [FIXTURE_HANDLERS]);
+    const copy = packageCopy('missing');
+    const env = copy.env;
+    const blob = blobOf(join(copy.bin, '../../dist'), env.SWITCHBOARD_CACHE_DIR);
+    const first = await serveThrough(copy.bin, dir, [], env);
     try {
-      expect(cmdline).not.toContain('--snapshot-blob');
-      const ts = await client.callTool({ name: 'fixture__echo', arguments: { text: 'fallback' } });
-      expect(ts.structuredContent).toEqual({ text: 'fallback' });
+      expect(first.cmdline).not.toContain('--snapshot-blob');
+      // The build runs detached from the server; its blob and the record of its node appear by rename, whole.
+      await until(() => existsSync(`${blob}.node`), { timeoutMs: 60_000, what: `the snapshot ${blob}` });
+      expect(readFileSync(`${blob}.node`, 'utf8').trim()).toBe(process.execPath);
+      expect(readdirSync(env.SWITCHBOARD_CACHE_DIR).filter((f) => f.endsWith('.tmp') || f.endsWith('.lock'))).toEqual(
+        [],
+      );
     } finally {
-      await client.close();
+      await first.client.close();
+    }
+    const second = await serveThrough(copy.bin, dir, [], env);
+    try {
+      expect(second.cmdline).toContain('--snapshot-blob');
+      expect(second.cmdline).toContain(blob);
+      expect(second.client.getServerVersion()?.version).toBe(PACKAGE_VERSION);
+    } finally {
+      await second.client.close();
     }
   });
 });

@@ -52,6 +52,8 @@ export function runCli(
     input?: string;
     /** Keep stdin open after `input` (a stdio server that must not see its client leave); default false. */
     keepStdinOpen?: boolean;
+    /** With `keepStdinOpen`: close stdin once what the child wrote to stdout passes this test (the client leaves). */
+    endStdinWhen?: (stdout: string) => boolean;
     /** How to start it: default `node bin/switchboard.js`; `[BIN]` runs it as a command (startup snapshot). */
     launch?: readonly string[];
     timeoutMs?: number;
@@ -67,6 +69,7 @@ export function runCli(
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       stdout += d;
+      if (opts.endStdinWhen?.(stdout)) child.stdin.end();
     });
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d;

@@ -1,4 +1,4 @@
-// What the fake model APIs (fake-anthropic.ts, fake-openai.ts, fake-gemini.ts) share.
+// What the fake model APIs (fake-anthropic.ts, fake-openai.ts, fake-openai-responses.ts, fake-gemini.ts) share.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
 /**

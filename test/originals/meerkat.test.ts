@@ -49,7 +49,12 @@ describe("mcp import --from meerkat on Meerkat's own files", () => {
       { name: 'filesystem', command: 'mcp-server-filesystem', args: ['--root', '/home/user/projects'] },
       { name: 'database', command: 'mcp-server-sqlite', args: ['--db', './data/app.db'] },
       { name: 'web-search', url: 'http://localhost:9000/mcp' },
-      { name: 'custom-api', command: 'python', args: ['tools/my_mcp_server.py'], env: { API_KEY: 'your-key' } },
+      {
+        name: 'custom-api',
+        command: 'python',
+        args: ['tools/my_mcp_server.py'],
+        env: { API_KEY: '${CUSTOM_API_KEY}' },
+      },
       { name: 'remote-api', url: 'https://mcp.example.com/api', headers: { Authorization: 'Bearer ${MCP_API_TOKEN}' } },
       { name: 'legacy-sse', url: 'https://old.example.com/sse', transport: 'sse' },
     ]);

@@ -1,6 +1,7 @@
 // Loading what a view shows, and loading it again when live events say it changed (coalesced, so a burst of
-// events becomes one reload, not one per event).
+// events becomes one reload, not one per event). A view starts from the last answer known, when there is one.
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { call, lastCall } from './api.ts';
 import { useLive, useLiveState } from './live.ts';
 
 export interface Loaded<T> {
@@ -9,8 +10,9 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
-export function useData<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded<T> {
-  const [data, setData] = useState<T | undefined>(undefined);
+/** `initial`: what to show until the first load answers (the last known answer), if anything. */
+export function useData<T>(load: () => Promise<T>, deps: unknown[] = [], initial?: () => T | undefined): Loaded<T> {
+  const [data, setData] = useState<T | undefined>(initial);
   const [error, setError] = useState<string | undefined>(undefined);
   const generation = useRef(0);
   const loadRef = useRef(load);
@@ -36,6 +38,15 @@ export function useData<T>(load: () => Promise<T>, deps: unknown[] = []): Loaded
     wasLive.current = live;
   }, [live, reload]);
   return { data, error, reload };
+}
+
+/** A tool's answer (`call(name, input)`), shown at once from the last one known, asked again when the input changes. */
+export function useCall<T = any>(name: string, input: Record<string, unknown> = {}): Loaded<T> {
+  return useData(
+    () => call<T>(name, input),
+    [name, JSON.stringify(input)],
+    () => lastCall<T>(name, input),
+  );
 }
 
 /** Call `reload` once per `ms` window in which events of `types` (that pass `when`) arrived. */

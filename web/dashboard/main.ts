@@ -4,10 +4,10 @@ import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Session, token, whenUnauthorized, whoami } from './api.ts';
+import { ApiError, type Session, takePageState, token, whenUnauthorized, whoami } from './api.ts';
 import { html } from './html.ts';
 import { startLive, stopLive, useLiveState } from './live.ts';
-import { finishSignIn, type SignInOptions, signInOptions, startSignIn } from './sign-in.ts';
+import { finishSignIn, returnedFromSignIn, type SignInOptions, signInOptions, startSignIn } from './sign-in.ts';
 import { Agents } from './views/agents.ts';
 import { Audit } from './views/audit.ts';
 import { Catalog } from './views/catalog.ts';
@@ -114,9 +114,15 @@ function Shell({ session, onLogout }: { session: Session; onLogout: () => void }
   </div>`;
 }
 
+/**
+ * What the page came with: the session shows the shell and the first views at once; null shows the login form at
+ * once — unless the issuer has just sent the browser back, when the sign-in must finish first.
+ */
+const pageSession = takePageState();
+
 function App() {
-  const [session, setSession] = useState<Session | undefined>(undefined);
-  const [checking, setChecking] = useState(true);
+  const [session, setSession] = useState<Session | undefined>(pageSession ?? undefined);
+  const [checking, setChecking] = useState(pageSession === undefined || (pageSession === null && returnedFromSignIn()));
   const [problem, setProblem] = useState<string | undefined>(undefined);
   useEffect(() => {
     whenUnauthorized(() => {
@@ -126,6 +132,8 @@ function App() {
       setSession(undefined);
       setProblem(had ? 'The token stopped working (revoked or expired). Log in again.' : undefined);
     });
+    // The page said who the caller is, or that it must log in: nothing to ask, unless the issuer sent it back.
+    if (pageSession !== undefined && !returnedFromSignIn()) return;
     // Back from the issuer: its access token takes the token's place. Without tokens on loopback the hub answers
     // anonymously: then there is nothing to log in with.
     finishSignIn()

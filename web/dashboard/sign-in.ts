@@ -45,15 +45,20 @@ export async function startSignIn(o: OAuthSignIn): Promise<void> {
   location.assign(url.href);
 }
 
+/** Whether the issuer has sent the browser back here (`code`/`error` and `state` in the query). */
+export function returnedFromSignIn(): boolean {
+  const query = new URLSearchParams(location.search);
+  return Boolean(query.get('state')) && (query.has('code') || query.has('error'));
+}
+
 /**
- * When the issuer has sent the browser back here (`code`/`error` and `state` in the query): the access token, or an
- * Error saying what went wrong. Undefined when this is no return from the issuer. The query is removed either way,
- * so a reload does not replay the code.
+ * When the issuer has sent the browser back here: the access token, or an Error saying what went wrong. Undefined
+ * when this is no return from the issuer. The query is removed either way, so a reload does not replay the code.
  */
 export async function finishSignIn(): Promise<string | Error | undefined> {
+  if (!returnedFromSignIn()) return undefined;
   const query = new URLSearchParams(location.search);
-  const state = query.get('state');
-  if (!state || !(query.has('code') || query.has('error'))) return undefined;
+  const state = query.get('state') as string;
   history.replaceState(null, '', `${location.pathname}${location.hash}`);
   const pending = JSON.parse(sessionStorage.getItem(PENDING_KEY) ?? 'null') as {
     state: string;

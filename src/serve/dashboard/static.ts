@@ -4,6 +4,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -68,10 +69,25 @@ export class UiFiles {
     return file;
   }
 
-  /** Answer GET /ui, /ui/… (the page: the app routes in the browser) and /ui/assets/NAME. */
-  serve(req: IncomingMessage, res: ServerResponse, path: string): true {
+  /** Whether `path` names an asset (/ui/assets/NAME) rather than the page. */
+  static isAsset(path: string): boolean {
+    return path.startsWith('/ui/assets/');
+  }
+
+  /**
+   * Answer GET /ui, /ui/… (the page: the app routes in the browser) and /ui/assets/NAME. `state`: an element to put
+   * in the page (src/serve/dashboard/initial-state.ts); one that holds a caller's data is never stored by a cache.
+   */
+  serve(
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    state?: { element: string; holdsData: boolean },
+  ): true {
     const asset = /^\/ui\/assets\/([^/]+)$/.exec(path);
-    const file = asset ? this.load(asset[1], true) : this.load('index.html', false);
+    const accepts = String(req.headers['accept-encoding'] ?? '');
+    const loaded = asset ? this.load(asset[1], true) : this.load('index.html', false);
+    const file = loaded && state ? withState(loaded, state.element, accepts) : loaded;
     if (!file && asset) {
       res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
       res.end(`No dashboard file ${asset[1].slice(0, 100)}: the page names its assets, reload it.\n`);
@@ -82,7 +98,6 @@ export class UiFiles {
       res.end('The dashboard is not built: run npm run build (it writes dist/ui).\n');
       return true;
     }
-    const accepts = String(req.headers['accept-encoding'] ?? '');
     const [body, encoding] =
       file.br && /\bbr\b/.test(accepts)
         ? [file.br, 'br']
@@ -93,7 +108,7 @@ export class UiFiles {
       'content-type': file.type,
       'content-length': String(body.length),
       // Hashed names never change content; the page itself is checked on every load so a new build shows at once.
-      'cache-control': asset ? 'public, max-age=31536000, immutable' : 'no-cache',
+      'cache-control': asset ? 'public, max-age=31536000, immutable' : state?.holdsData ? 'no-store' : 'no-cache',
       vary: 'accept-encoding',
       ...(encoding ? { 'content-encoding': encoding } : {}),
       'content-security-policy': contentSecurityPolicy(this.connect()),
@@ -102,4 +117,20 @@ export class UiFiles {
     res.end(req.method === 'HEAD' ? undefined : body);
     return true;
   }
+}
+
+/**
+ * The page with `element` in its head, compressed here as the browser takes it: it is made for each request, so no
+ * copy was written at build time (its data, mostly the call series, shrinks tenfold or more). Brotli at a quality
+ * that costs about what gzip does.
+ */
+function withState(page: UiFile, element: string, accepts: string): UiFile {
+  const plain = Buffer.from(page.plain.toString().replace('</head>', `${element}\n</head>`));
+  if (/\bbr\b/.test(accepts))
+    return {
+      type: page.type,
+      plain,
+      br: brotliCompressSync(plain, { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }),
+    };
+  return { type: page.type, plain, ...(/\bgzip\b/.test(accepts) ? { gzip: gzipSync(plain) } : {}) };
 }

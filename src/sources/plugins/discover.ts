@@ -73,7 +73,8 @@ export interface Rename {
 export interface Discovery {
   plugins: Plugin[];
   /** Manifests that could not be used, with the field at fault. */
-  problems: { file: string; issues: ManifestIssue[] }[];
+  /** Manifests that cannot be used; `domain`: the one the plugin's folder name would give its tools. */
+  problems: { file: string; issues: ManifestIssue[]; domain?: string }[];
   renames: Rename[];
   /** Plugins found but not loaded (disabled, not enabled, shadowed duplicates of one folder). */
   skipped: { plugin: string; dir: string; reason: string }[];
@@ -242,7 +243,7 @@ export function discoverPlugins(opts: DiscoverOptions): Discovery {
         continue;
       }
       if (!result.ok) {
-        out.problems.push({ file: result.file, issues: result.issues });
+        out.problems.push({ file: result.file, issues: result.issues, domain: toSegment(name) });
         continue;
       }
       const segment = toSegment(name);

@@ -1,4 +1,5 @@
 import type { Services } from '../../core/context.ts';
+import type { LoadProblem } from '../../core/load-problems.ts';
 import type { ServerEntry } from '../../core/server-contributions.ts';
 import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
@@ -26,6 +27,18 @@ function serverEntry(name: string, spec: Plugin['mcpServers'][number]['spec']): 
   if ('command' in spec)
     return { name, command: spec.command, args: spec.args, env: spec.env, ...(spec.cwd ? { cwd: spec.cwd } : {}) };
   return { name, url: spec.url, headers: spec.headers, ...(spec.type === 'sse' ? { transport: 'sse' } : {}) };
+}
+
+/** A manifest that cannot be used, as a problem at its first issue's place, naming the tools of its domain. */
+function manifestProblem(p: Discovery['problems'][number]): LoadProblem {
+  const first = p.issues.find((i) => i.line !== undefined);
+  return {
+    source: 'plugins',
+    file: p.file,
+    ...(first ? { line: first.line, column: first.column } : {}),
+    message: p.issues.map((i) => (i.field === '(root)' ? i.message : `${i.field}: ${i.message}`)).join('; '),
+    ...(p.domain ? { names: [`${p.domain}.*`] } : {}),
+  };
 }
 
 /** Find a hook by the plugin's declared name or its domain, for depends_on and dispatch. */
@@ -92,6 +105,7 @@ function start(ctx: SourceContext): PluginsSource {
         }
       }
     });
+    services.problems.set('plugins', next.problems.map(manifestProblem));
     for (const p of next.problems)
       logger.warn(
         { file: p.file, issues: p.issues },
@@ -130,14 +144,7 @@ function start(ctx: SourceContext): PluginsSource {
   };
 
   health.register('plugins', () =>
-    current.problems.length
-      ? {
-          status: 'degraded',
-          detail: current.problems
-            .map((p) => `${p.file}: ${p.issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`)
-            .join(' | '),
-        }
-      : { status: 'healthy', detail: `${current.plugins.length} plugin(s), ${registered.length} hook tool(s)` },
+    services.problems.health('plugins', `${current.plugins.length} plugin(s), ${registered.length} hook tool(s)`),
   );
 
   // Manifests are small and few: reading them at start keeps tools/list complete from the first request.

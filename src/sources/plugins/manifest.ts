@@ -2,7 +2,7 @@
 // A broken manifest is a report naming its file and field, never an exception that stops the other plugins.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import { isNode, LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 
 /** Manifest file names, in the order they are looked for in a plugin folder (the first found wins). */
@@ -140,6 +140,9 @@ export interface ManifestIssue {
   /** Dotted path of the field (`hooks.lint.timeout`), or `(root)`. */
   field: string;
   message: string;
+  /** Where in the file (1-based), when the manifest could be read that far. */
+  line?: number;
+  column?: number;
 }
 
 export type ManifestResult =
@@ -178,6 +181,8 @@ export function parseManifest(text: string, file: string): ManifestResult {
         return {
           field: '(root)',
           message: `YAML syntax error at line ${at.line}, column ${at.col}: ${e.message.split('\n')[0]}`,
+          line: at.line,
+          column: at.col,
         };
       }),
     };
@@ -188,10 +193,23 @@ export function parseManifest(text: string, file: string): ManifestResult {
   }
   const parsed = ManifestSchema.safeParse(raw);
   if (!parsed.success) {
+    /** The line and column of the value at `path`, or of the nearest enclosing one that is there. */
+    const placeOf = (path: readonly PropertyKey[]) => {
+      for (let n = path.length; n >= 0; n--) {
+        const node = doc.getIn(path.slice(0, n), true);
+        const start = isNode(node) ? node.range?.[0] : undefined;
+        if (start !== undefined) {
+          const at = lines.linePos(start);
+          return { line: at.line, column: at.col };
+        }
+      }
+      return {};
+    };
     return {
       ok: false,
       file,
       issues: parsed.error.issues.map((i) => ({
+        ...placeOf(i.path),
         field: i.path.length ? i.path.map(String).join('.') : '(root)',
         message:
           i.path.length === 1 &&

@@ -3,6 +3,7 @@
 // (`execute(request)` generators), run by the Python runner (python.ts). Both are driven as a StepSource.
 import { statSync } from 'node:fs';
 import { SwitchboardError } from '../../core/errors.ts';
+import { locateImportError, problemText } from '../../core/load-problems.ts';
 import { importModule } from '../../core/module-loader.ts';
 import { startPythonScript } from './python.ts';
 
@@ -45,7 +46,16 @@ export async function loadCompiled(file: string): Promise<ScriptGenerator> {
   try {
     mod = await importModule(file, { version: String(mtimeMs) });
   } catch (err) {
-    throw new SwitchboardError('INVALID_INPUT', `Compiled script ${file} failed to load: ${(err as Error).message}`);
+    const at = await locateImportError(file, err);
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `Compiled script ${file} failed to load: ${problemText({ file, ...at })}`,
+      {
+        file,
+        ...(at.line === undefined ? {} : { line: at.line, column: at.column }),
+        reason: at.message,
+      },
+    );
   }
   const fn = mod.default;
   if (typeof fn !== 'function')

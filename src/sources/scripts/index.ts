@@ -5,16 +5,18 @@ import type { Logger } from 'pino';
 import type { Capability } from '../../core/capability.ts';
 import { confineDir } from '../../core/confine.ts';
 import { SwitchboardError } from '../../core/errors.ts';
+import type { LoadProblem } from '../../core/load-problems.ts';
 import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source } from '../index.ts';
 import { LiveRunner } from './auto-runner.ts';
+import { loadCompiled } from './compiled.ts';
 import { scriptContinueCompiledScript } from './continue-compiled-script.ts';
 import type { ScriptDeps } from './deps.ts';
 import type { EventSink } from './events.ts';
 import { scriptFinishNlScript } from './finish-nl-script.ts';
 import { scriptList } from './list.ts';
 import { ScriptPrompts } from './prompts.ts';
-import { listScripts, scriptClashes, scriptRoots } from './resolve.ts';
+import { listScripts, type ResolvedScript, scriptClashes, scriptRoots } from './resolve.ts';
 import { ScriptRuns } from './runs.ts';
 import { scriptRuns } from './runs-tool.ts';
 import { scriptStart } from './start.ts';
@@ -76,8 +78,8 @@ export const scriptsSource: Source = {
     // A relative cassette path is relative to the project, wherever the process was started.
     const cassetteFile = env.SWITCHBOARD_VCR_CASSETTE ? resolve(projectDir, env.SWITCHBOARD_VCR_CASSETTE) : undefined;
     // Auto steps run only inside the project or [workspace] extra_dirs (read live: a narrowed list applies at once).
-    const confine = (dir: string) =>
-      confineDir(projectDir, services.config.get().workspace.extra_dirs, dir, 'working_dir');
+    const confine = (dir: string, base?: string) =>
+      confineDir(projectDir, services.config.get().workspace.extra_dirs, dir, 'working_dir', base);
     const runs = new ScriptRuns({
       confine,
       store: services.store,
@@ -105,10 +107,35 @@ export const scriptsSource: Source = {
       loggedClashes = found.join('\n');
       return found;
     };
+    // Compiled scripts are loaded in the background as the folders are read, so one that fails to load shows in
+    // system.health (and on the dashboard) before anyone starts it; script.start then finds it loaded.
+    let checking = Promise.resolve();
+    const checkCompiled = (scripts: ResolvedScript[]) => {
+      checking = checking.then(async () => {
+        const problems: LoadProblem[] = [];
+        for (const { compiledFile: file, compiledLevel } of scripts) {
+          if (!file || compiledLevel === 'bundled' || file.endsWith('.py')) continue;
+          try {
+            await loadCompiled(file);
+          } catch (err) {
+            const details = (err as SwitchboardError).details as { line?: number; column?: number; reason?: string };
+            problems.push({
+              source: 'scripts',
+              file,
+              line: details?.line,
+              column: details?.column,
+              message: details?.reason ?? (err as Error).message,
+            });
+          }
+        }
+        services.problems.set('scripts', problems);
+      });
+    };
     const refresh = () => {
       const scripts = listScripts(roots);
       prompts.sync(scripts);
       clashes();
+      checkCompiled(scripts);
       return scripts;
     };
     const deps: ScriptDeps = {
@@ -127,6 +154,7 @@ export const scriptsSource: Source = {
         if (!added.ok) throw new SwitchboardError('INTERNAL', added.message);
       }
     });
+    services.health.register('scripts', () => services.problems.health('scripts', 'every compiled script loads'));
     services.features.set({
       name: 'scripts',
       status: 'Available',

@@ -5,6 +5,7 @@
 // is one Lua script (atomic on the server): nothing is ever half-written. This file assembles the parts on one
 // connection (connection.ts: how it is made and what its failures mean).
 import type { Redis } from 'ioredis';
+import { SwitchboardError } from '../../core/errors.ts';
 import type {
   AgentSessionStore,
   AuditLog,
@@ -21,7 +22,7 @@ import type {
 } from '../contract.ts';
 import { describe, invalid } from '../records/common.ts';
 import { AUDIT_SCRIPTS, type AuditScripts, RedisAudit } from './audit.ts';
-import { newRedisClient, RedisGuard, unavailable } from './connection.ts';
+import { newRedisClient, RedisGuard, safeRedisUrl } from './connection.ts';
 import { RedisDocuments } from './documents.ts';
 import { EVENT_SCRIPTS, type EventScripts, RedisEvents } from './events.ts';
 import { HOOK_SCRIPTS, type HookScripts, RedisHooks } from './hooks.ts';
@@ -129,11 +130,25 @@ export class RedisStore implements Store {
     if (typeof opts.prefix !== 'string' || opts.prefix.length === 0 || opts.prefix.length > 100)
       invalid(`store prefix must be a string of 1-100 characters, got ${describe(opts.prefix)}.`);
     const client = RedisStore.connect(opts.url, { autoPipelining: true });
+    // The socket's own error (ECONNREFUSED, a DNS failure) says more than the "Connection is closed." connect gives.
+    let socketError: Error | undefined;
+    const onError = (err: Error) => {
+      socketError ??= err;
+    };
+    client.on('error', onError);
     try {
       await client.connect();
     } catch (err) {
       client.disconnect();
-      throw unavailable(opts.url, err);
+      // Nothing was sent yet: this is a server that does not answer, not a write whose outcome is unknown.
+      const why = (socketError ?? (err as Error)).message;
+      throw new SwitchboardError(
+        'UNAVAILABLE',
+        `Redis is not answering at ${safeRedisUrl(opts.url)} (${why}). Start Redis there, or name the one to use: serve --store redis://HOST:PORT, or [store] url in .switchboard/config.toml.`,
+        { store: 'unreachable', outcome: 'not_carried_out' },
+      );
+    } finally {
+      client.off('error', onError);
     }
     return new RedisStore(client, opts.url, opts.prefix);
   }

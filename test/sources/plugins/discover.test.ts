@@ -67,9 +67,14 @@ describe('discoverPlugins', () => {
     expect(d.problems).toEqual([
       {
         file: join(bad, 'switchboard-plugin.yml'),
-        issues: expect.arrayContaining([expect.objectContaining({ field: 'hooks.lint.timeout' })]),
+        issues: expect.arrayContaining([expect.objectContaining({ field: 'hooks.lint.timeout', line: 4, column: 14 })]),
+        domain: 'bad',
       },
-      { file: expect.stringContaining('nohooks'), issues: [expect.objectContaining({ field: 'hooks' })] },
+      {
+        file: expect.stringContaining('nohooks'),
+        issues: [expect.objectContaining({ field: 'hooks' })],
+        domain: 'nohooks',
+      },
     ]);
   });
 

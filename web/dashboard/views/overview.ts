@@ -2,9 +2,9 @@
 // rate and latency of the last ten minutes, as charts moved by the stream's per-second `series` events.
 import { useMemo, useState } from 'preact/hooks';
 import type { SeriesPoint } from '../../../src/observe/metrics-series.ts';
-import { call, request, type Session } from '../api.ts';
+import { call, lastAnswer, lastCall, request, type Session } from '../api.ts';
 import { Chart } from '../chart.ts';
-import { useData, useReloadOn } from '../data.ts';
+import { useCall, useData, useReloadOn } from '../data.ts';
 import { html } from '../html.ts';
 import { useLive } from '../live.ts';
 import { Badge, ErrorLine, Loading, Time } from '../parts.ts';
@@ -15,7 +15,9 @@ type Point = SeriesPoint;
 const KEEP = 600;
 
 function Charts() {
-  const [points, setPoints] = useState<Point[] | undefined>(undefined);
+  const [points, setPoints] = useState<Point[] | undefined>(
+    () => lastAnswer<{ points: Point[] }>('GET', '/v1/ui/series')?.points,
+  );
   const [error, setError] = useState<string | undefined>(undefined);
   useData(
     () =>
@@ -73,12 +75,31 @@ export function ServerTable({ servers, actions }: { servers: any[]; actions?: (s
   </table></div>`;
 }
 
+/** Files Switchboard found but could not load (system.health's `problems`): where, and why. */
+function Problems({ problems }: { problems: any[] }) {
+  if (!problems.length) return null;
+  const at = (p: any) =>
+    `${p.file}${p.line === undefined ? '' : `:${p.line}${p.column === undefined ? '' : `:${p.column}`}`}`;
+  return html`<section class="problems">
+    <h2>Files that failed to load <${Badge} status="degraded" /></h2>
+    <ul class="plain">
+      ${problems.map((p) => html`<li data-problem=${p.file}><span class="muted">${p.source}</span> <code>${at(p)}</code> <span class="error-text">${p.message}</span></li>`)}
+    </ul>
+  </section>`;
+}
+
+const SERVER_LIST = { action: 'list' };
+
 export function Overview({ session }: { session: Session }) {
-  const health = useData(() => call('system.health'));
-  const state = useData(() => call('system.get_state'));
-  const servers = useData(() => (session.admin ? call('system.servers', { action: 'list' }) : Promise.resolve(null)));
+  const health = useCall('system.health');
+  const state = useCall('system.get_state');
+  const servers = useData(
+    () => (session.admin ? call('system.servers', SERVER_LIST) : Promise.resolve(null)),
+    [],
+    () => (session.admin ? lastCall('system.servers', SERVER_LIST) : null),
+  );
   useReloadOn(['task.changed', 'instance.registered', 'instance.expired'], state.reload, 500);
-  useReloadOn(['upstream.status', 'config.changed'], () => {
+  useReloadOn(['upstream.status', 'config.changed', 'problems.changed'], () => {
     health.reload();
     servers.reload();
   });
@@ -118,6 +139,7 @@ export function Overview({ session }: { session: Session }) {
         }
       </section>
     </div>
+    <${Problems} problems=${h?.problems ?? []} />
     <${Charts} />
     <section>
       <h2>Upstream servers</h2>

@@ -1,8 +1,9 @@
 // Tasks: the board as one column per status, each a server-side page (task.list, 50 at a time, "More" follows the
-// cursor), so 10,000 tasks never reach the page at once. task.changed events reload the columns shown (coalesced),
-// keeping as many rows as were loaded. #/tasks/ID shows a task with its history and result.
+// cursor), so 10,000 tasks never reach the page at once. task.changed events reload the board (coalesced), keeping
+// as many rows as were loaded: the counts and every column in one read, shown together, so a column's count always
+// belongs to the rows beneath it. #/tasks/ID shows a task with its history and result.
 import { useState } from 'preact/hooks';
-import { call, request } from '../api.ts';
+import { call, lastCall, request } from '../api.ts';
 import { useData, useReloadOn } from '../data.ts';
 import { html } from '../html.ts';
 import { useLive } from '../live.ts';
@@ -10,32 +11,43 @@ import { Badge, ErrorLine, Json, Loading, Time } from '../parts.ts';
 
 const STATUSES = ['pending', 'assigned', 'in_progress', 'completed', 'failed'];
 const PAGE = 50;
+/** Rows of a column the board keeps live (task.list's largest page); "More" beyond reads further pages once. */
+const LIVE_ROWS = 500;
 
 interface Filter {
   type?: string;
   assignedTo?: string;
 }
 
-function Column({ status, filter, count }: { status: string; filter: Filter; count: number | undefined }) {
-  const [shown, setShown] = useState(PAGE);
+interface Page {
+  tasks: any[];
+  nextCursor: string | null;
+}
+
+function Column({
+  status,
+  filter,
+  page,
+  count,
+  onMore,
+}: {
+  status: string;
+  filter: Filter;
+  page: Page | undefined;
+  count: number | undefined;
+  /** Read more rows live; false when the column holds LIVE_ROWS already. */
+  onMore: () => boolean;
+}) {
   const [extra, setExtra] = useState<{ tasks: any[]; cursor: string | null }>({ tasks: [], cursor: null });
-  const first = useData(
-    () => call('task.list', { status: [status], limit: Math.min(500, shown), ...filter }),
-    [status, filter.type, filter.assignedTo, shown],
-  );
-  useReloadOn(['task.changed'], first.reload, 250);
-  const page = first.data;
   const tasks = page ? [...page.tasks, ...extra.tasks] : [];
   const cursor = extra.tasks.length ? extra.cursor : page?.nextCursor;
   const more = async () => {
-    // Up to 500 rows the column reloads them live; beyond, further pages are read once.
-    if (shown < 500) return setShown(Math.min(500, shown + PAGE));
+    if (onMore()) return;
     const next = await call('task.list', { status: [status], limit: PAGE, cursor, ...filter });
     setExtra({ tasks: [...extra.tasks, ...next.tasks], cursor: next.nextCursor });
   };
   return html`<section class="column" data-status=${status}>
     <h2><${Badge} status=${status} /> <span class="muted">${count ?? ''}</span></h2>
-    <${ErrorLine} error=${first.error} />
     ${page ? null : html`<${Loading} />`}
     <ul class="task-list">
       ${tasks.map(
@@ -95,10 +107,55 @@ function TaskDetail({ id }: { id: string }) {
     }`;
 }
 
+/** The counts (system.get_state) and each column's first rows (task.list), read together. */
+function useBoard(filter: Filter, shown: Record<string, number>) {
+  const lists = STATUSES.map((s) => ({ status: [s], limit: Math.min(LIVE_ROWS, shown[s] ?? PAGE), ...filter }));
+  const board = useData(
+    async () => {
+      const [state, ...pages] = await Promise.all([
+        call('system.get_state'),
+        ...lists.map((input) => call<Page>('task.list', input)),
+      ]);
+      return { counts: state.tasks as Record<string, number>, pages };
+    },
+    [JSON.stringify(lists)],
+    () => {
+      const counts = lastCall('system.get_state')?.tasks;
+      const pages = lists.map((input) => lastCall<Page>('task.list', input));
+      return counts && pages.every((p) => p) ? { counts, pages: pages as Page[] } : undefined;
+    },
+  );
+  useReloadOn(['task.changed'], board.reload, 250);
+  return board;
+}
+
+function Board({ filter }: { filter: Filter }) {
+  const [shown, setShown] = useState<Record<string, number>>({});
+  const board = useBoard(filter, shown);
+  const more = (status: string) => () => {
+    const now = shown[status] ?? PAGE;
+    if (now >= LIVE_ROWS) return false;
+    setShown({ ...shown, [status]: Math.min(LIVE_ROWS, now + PAGE) });
+    return true;
+  };
+  return html`<${ErrorLine} error=${board.error} />
+    <div class="board">
+      ${STATUSES.map(
+        (s, i) =>
+          html`<${Column}
+            key=${s}
+            status=${s}
+            filter=${filter}
+            page=${board.data?.pages[i]}
+            count=${board.data?.counts[s]}
+            onMore=${more(s)}
+          />`,
+      )}
+    </div>`;
+}
+
 export function Tasks({ route }: { route: string[] }) {
   const [filter, setFilter] = useState<Filter>({});
-  const state = useData(() => call('system.get_state'));
-  useReloadOn(['task.changed'], state.reload, 500);
   if (route[0]) return html`<${TaskDetail} id=${route[0]} />`;
   const onFilter = (e: Event) => {
     e.preventDefault();
@@ -112,7 +169,5 @@ export function Tasks({ route }: { route: string[] }) {
       <input name="assignedTo" placeholder="assigned to (instance)" aria-label="Assigned to" />
       <button type="submit">Filter</button>
     </form>
-    <div class="board">
-      ${STATUSES.map((s) => html`<${Column} key=${s} status=${s} filter=${filter} count=${state.data?.tasks[s]} />`)}
-    </div>`;
+    <${Board} key=${JSON.stringify(filter)} filter=${filter} />`;
 }

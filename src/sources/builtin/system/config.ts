@@ -10,14 +10,17 @@ const ConfigObject = z.record(z.string(), z.unknown());
 type Plain = Record<string, unknown>;
 const isPlain = (v: unknown): v is Plain => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** A value `get` showed masked: a secret whole, or a URL with its password masked (`postgres://app:[redacted]@db`). */
+const isMasked = (v: unknown): v is string => typeof v === 'string' && v.includes(REDACTED);
+
 /**
- * What `get` shows comes back to `set` with masks where the secrets were (`[auth]` whole, an API key, a header). A
- * mask at a path whose value in effect is shown masked keeps that value as written (`raw`: `${VAR}` stays a reference,
- * so `persist` never writes the secret it expands to), or drops the key when only a default stood there. List items
- * are matched by `name` (`[[servers]]`, which an edit may reorder), else by place.
+ * What `get` shows comes back to `set` with masks where the secrets were (`[auth]` whole, an API key, a header, a
+ * URL's password). A value shown masked that comes back as it was shown keeps the value in effect as written (`raw`:
+ * `${VAR}` stays a reference, so `persist` never writes the secret it expands to), or drops the key when only a
+ * default stood there. List items are matched by `name` (`[[servers]]`, which an edit may reorder), else by place.
  */
 function unmask(given: unknown, shown: unknown, raw: unknown): unknown {
-  if (given === REDACTED) return shown === REDACTED ? raw : given;
+  if (isMasked(given)) return given === shown ? raw : given;
   if (Array.isArray(given)) {
     const at = (list: unknown, item: unknown, i: number) => {
       if (!Array.isArray(list)) return undefined;
@@ -45,7 +48,7 @@ function unmaskPatch(patch: Plain, shown: unknown, raw: unknown): Plain {
   for (const [key, value] of Object.entries(patch)) {
     const shownHere = isPlain(shown) ? shown[key] : undefined;
     const rawHere = isPlain(raw) ? raw[key] : undefined;
-    if (value === REDACTED && shownHere === REDACTED) continue;
+    if (isMasked(value) && value === shownHere) continue;
     if (Array.isArray(value)) out[key] = unmask(value, shownHere, rawHere);
     else out[key] = isPlain(value) ? unmaskPatch(value, shownHere, rawHere) : value;
   }
@@ -69,7 +72,7 @@ export const systemConfig = defineCapability({
   name: 'system.config',
   title: 'Configuration',
   description:
-    "Read or change Switchboard's configuration (admins only). action 'get' returns the effective configuration. action 'set' replaces it with 'value' (a whole configuration object). action 'patch' applies 'patch' as an RFC 7396 JSON merge patch (objects merge, null deletes a key), e.g. {\"system\": {\"instance_ttl_ms\": 60000}}. Changes are validated first: an invalid key or value is rejected naming it and nothing changes. With persist: true the change is also written to the project .switchboard/config.toml, keeping its comments.",
+    "Read or change Switchboard's configuration (admins only). action 'get' returns the effective configuration (and, in 'overridden', values set by serve's options). action 'set' replaces it with 'value' (a whole configuration object). action 'patch' applies 'patch' as an RFC 7396 JSON merge patch (objects merge, null deletes a key), e.g. {\"system\": {\"instance_ttl_ms\": 60000}}. Changes are validated first: an invalid key or value is rejected naming it and nothing changes. With persist: true the change is also written to the project .switchboard/config.toml, keeping its comments.",
   input: z.object({
     action: z.enum(['get', 'set', 'patch']).describe("'get' to read, 'set' to replace, 'patch' to merge-patch."),
     value: ConfigObject.optional().describe("The whole new configuration, for action 'set'."),
@@ -81,6 +84,16 @@ export const systemConfig = defineCapability({
   }),
   output: z.object({
     config: ConfigObject.describe('The effective configuration after the action.'),
+    overridden: z
+      .array(
+        z.object({
+          key: z.string().describe('Dotted key, e.g. server.port.'),
+          value: z.unknown().describe('The value in effect (what config shows).'),
+          from: z.string().describe('Where it came from, e.g. serve --port 0.'),
+          configured: z.unknown().describe('What the configuration files (or the default) say.'),
+        }),
+      )
+      .describe('Values in effect that the configuration files do not give, such as the port serve --port bound.'),
     persisted: z.boolean(),
     file: z.string().optional().describe('The project config file that was written, when persisted.'),
   }),
@@ -93,7 +106,8 @@ export const systemConfig = defineCapability({
     // Secrets in the configuration (an API key, an Authorization header) never leave in an answer, and a mask sent
     // back (`set` of what `get` showed, or a patch copied from it) is never written over a real one.
     const shown = (c: Record<string, unknown>) => redact(c) as Record<string, unknown>;
-    if (action === 'get') return { config: shown(config.get()), persisted: false };
+    const overridden = redact(config.overridden()) as ReturnType<typeof config.overridden>;
+    if (action === 'get') return { config: shown(config.get()), overridden, persisted: false };
     let next: Record<string, unknown>;
     if (action === 'set') {
       if (value === undefined) throw missing('set', 'value', 'the whole new configuration object');
@@ -107,7 +121,7 @@ export const systemConfig = defineCapability({
     }
     bus.publish({ type: 'config.changed', action, persisted: persist, at: new Date().toISOString() });
     return persist
-      ? { config: shown(next), persisted: true, file: config.projectFile }
-      : { config: shown(next), persisted: false };
+      ? { config: shown(next), overridden, persisted: true, file: config.projectFile }
+      : { config: shown(next), overridden, persisted: false };
   },
 });
