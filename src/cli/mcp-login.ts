@@ -13,18 +13,18 @@ import {
 } from '../config/server-entries.ts';
 import { argv } from '../core/argv.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { login } from '../core/mcp-client/oauth/login.ts';
+import { startChild } from '../core/process.ts';
+import { openProjectStore } from '../hub.ts';
+import { login } from '../mcp-client/oauth/login.ts';
 import {
   LOCAL_LOGIN,
   legacyKeyOf,
   migrateLoginKeys,
   principalOptionKey,
   SHARED_LOGIN,
-} from '../core/mcp-client/oauth/login-keys.ts';
-import { loadSealingKey, type SealingKey } from '../core/mcp-client/oauth/sealed.ts';
-import type { ResolvedServer } from '../core/mcp-client/server-spec.ts';
-import { startChild } from '../core/process.ts';
-import { openProjectStore } from '../hub.ts';
+} from '../mcp-client/oauth/login-keys.ts';
+import { loadSealingKey, type SealingKey } from '../mcp-client/oauth/sealed.ts';
+import type { ResolvedServer } from '../mcp-client/server-spec.ts';
 import { resolveServer } from '../sources/upstream/resolve.ts';
 import { CliError, printJson } from './output.ts';
 

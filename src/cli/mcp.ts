@@ -14,7 +14,7 @@ import {
   serversIn,
 } from '../config/server-entries.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { loginCommand } from '../core/mcp-client/oauth/login-keys.ts';
+import { loginCommand } from '../mcp-client/oauth/login-keys.ts';
 import { CliError, colour, printJson } from './output.ts';
 import { table as makeTable } from './table.ts';
 

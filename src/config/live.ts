@@ -5,7 +5,7 @@ import { dirname } from 'node:path';
 import { patch as tomlPatch } from '@decimalturn/toml-patch';
 import mergePatch from 'json-merge-patch';
 import { stringify } from 'smol-toml';
-import type { ConfigAccess } from '../core/context.ts';
+import type { ConfigAccess, ConfigOverride } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import {
   type ConfigFiles,
@@ -20,17 +20,6 @@ import {
 import type { Config } from './schema.ts';
 
 const isPlain = (v: unknown): v is Raw => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/** A value in effect that the configuration files do not give: `serve --port 0` binds a port the file never names. */
-export interface ConfigOverride {
-  /** Dotted key (`server.port`). */
-  key: string;
-  value: unknown;
-  /** Where it came from (`serve --port 0`). */
-  from: string;
-  /** What the configuration says there (the files, or the default). */
-  configured: unknown;
-}
 
 function getPath(obj: unknown, keys: readonly string[]): unknown {
   return keys.reduce<unknown>((at, k) => (isPlain(at) ? at[k] : undefined), obj);

@@ -1,9 +1,6 @@
 // What a handler sees of the world for one call: who called, how, a cancel signal, progress and logging,
 // and the shared services (store, bus, registry). Transports build it; sources only read it.
 import type { Logger } from 'pino';
-import type { ConfigOverride } from '../config/live.ts';
-import type { Config } from '../config/schema.ts';
-import type { Store } from '../store/contract.ts';
 import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
 import type { LoadProblems } from './load-problems.ts';
@@ -107,7 +104,7 @@ export interface McpCallInfo {
 export interface CallContext {
   principal: Principal;
   transport: TransportKind;
-  /** Unique per call; appears in events, logs and (later) the audit log. */
+  /** Unique per call; appears in events, logs and the audit record. */
   requestId: string;
   /** Aborted on timeout, client cancel or disconnect. Pass it to everything that can wait. */
   signal: AbortSignal;
@@ -131,7 +128,7 @@ export interface CallContext {
 /** Long-lived services shared by every call. */
 export interface Services {
   registry: Registry;
-  store: Store;
+  store: HubStore;
   bus: EventBus;
   logger: Logger;
   /** Identity of this Switchboard process (for several instances sharing one store). */
@@ -143,7 +140,7 @@ export interface Services {
   metrics: MetricsView;
   /** Live configuration access; see config/. */
   config: ConfigAccess;
-  /** Health checks contributed by components (`store`, later `upstream:x`). */
+  /** Health checks contributed by components (`store`, `breakers`, `upstream`, `plugins`, …). */
   health: HealthRegistry;
   /** Feature status for `system.capabilities`. */
   features: FeatureRegistry;
@@ -173,20 +170,54 @@ export interface MetricsView {
   snapshot(): Record<string, CapabilityMetrics>;
 }
 
+/**
+ * The configuration core/ reads itself. config/ owns the whole schema (src/config/schema.ts); core/ imports nothing
+ * above it, so it names only these fields, and `Config` has them (test/core/layers.test.ts checks).
+ */
+export interface KernelConfig {
+  policy: { timeout_ms: number };
+  store: { idempotency_retention_hours: number };
+  profiles: Record<string, { allow: string[]; deny: string[]; exposure?: 'full' | 'search'; pin?: string[] }>;
+  catalog: { exposure: 'full' | 'search'; pin: string[] };
+}
+
+/**
+ * The types of the layers above core/, registered by declaration merging so `Services` carries them whole without
+ * core/ importing them: src/config/schema.ts adds `config: Config`, src/store/contract.ts adds `store: Store`.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled in by declaration merging (see above).
+export interface HubTypes {}
+
+/** The hub's configuration: `Config`, as config/ registers it in {@link HubTypes}. */
+export type HubConfig = HubTypes extends { config: infer C extends KernelConfig } ? C : KernelConfig;
+/** The hub's shared state: the `Store` contract, as store/ registers it in {@link HubTypes}. */
+export type HubStore = HubTypes extends { store: infer S } ? S : unknown;
+
+/** A value in effect that the configuration files do not give: `serve --port 0` binds a port the file never names. */
+export interface ConfigOverride {
+  /** Dotted key (`server.port`). */
+  key: string;
+  value: unknown;
+  /** Where it came from (`serve --port 0`). */
+  from: string;
+  /** What the configuration says there (the files, or the default). */
+  configured: unknown;
+}
+
 export interface ConfigAccess {
   /** The effective configuration (user + project, expanded, validated). */
-  get(): Config;
+  get(): HubConfig;
   /** The configuration in effect as written: user + project or the last change, `${VAR}` unexpanded, no defaults. */
   raw(): Record<string, unknown>;
   /** Validate and apply a whole new configuration; invalid → SwitchboardError INVALID_INPUT, nothing applied. */
-  replace(next: unknown, opts?: { persist?: boolean }): Promise<Config>;
+  replace(next: unknown, opts?: { persist?: boolean }): Promise<HubConfig>;
   /** Apply an RFC 7396 merge patch; the result is validated before it applies. */
-  patch(patch: unknown, opts?: { persist?: boolean }): Promise<Config>;
+  patch(patch: unknown, opts?: { persist?: boolean }): Promise<HubConfig>;
   /** Path of the project config file that `persist` writes. */
   projectFile: string;
   /** Values in effect that the configuration files do not give (`serve --port`), each with where it came from. */
   overridden(): ConfigOverride[];
-  onChange(listener: (config: Config) => void): () => void;
+  onChange(listener: (config: HubConfig) => void): () => void;
 }
 
 export type HealthStatus = 'healthy' | 'degraded' | 'unhealthy';

@@ -4,10 +4,10 @@
 // a claim, so a retry with the same key answers the first result instead of creating a second record.
 import { createHash } from 'node:crypto';
 import type { z } from 'zod';
-import { type IdempotencyClaim, IdempotencyKeySchema, type Once } from '../store/idempotency.ts';
 import type { Capability } from './capability.ts';
 import type { CallContext } from './context.ts';
 import { SwitchboardError } from './errors.ts';
+import { type IdempotencyClaim, IdempotencyKeySchema, type Once } from './idempotency.ts';
 
 /** The MCP `_meta` key of an idempotency key (the `switchboard/` prefix, as `switchboard/error` in results). */
 export const IDEMPOTENCY_META_KEY = 'switchboard/idempotency-key';

@@ -1,8 +1,7 @@
 // The effective profile of a call: the named tool set (`[profiles.NAME]`) its caller selected — by URL, token, or
 // `serve --profile` — or was bound to. Chosen at the edge (src/policy/profile-select.ts) and carried on the
 // principal, so every list and every call reads it the same way, on every transport.
-import type { Config } from '../config/schema.ts';
-import type { Principal } from './context.ts';
+import type { KernelConfig, Principal } from './context.ts';
 import { SwitchboardError } from './errors.ts';
 import { exposureFilter } from './name-globs.ts';
 
@@ -54,10 +53,10 @@ export function withProfile(principal: Principal, profile: EffectiveProfile): Pr
   return out;
 }
 
-const resolved = new WeakMap<Config, Map<string, EffectiveProfile>>();
+const resolved = new WeakMap<KernelConfig, Map<string, EffectiveProfile>>();
 
 /** `[profiles.NAME]` as an effective profile, or undefined when the configuration has none of that name. */
-export function effectiveProfile(config: Config, name: string): EffectiveProfile | undefined {
+export function effectiveProfile(config: KernelConfig, name: string): EffectiveProfile | undefined {
   if (!Object.hasOwn(config.profiles, name)) return undefined;
   let byName = resolved.get(config);
   if (!byName) {
@@ -80,7 +79,7 @@ export function effectiveProfile(config: Config, name: string): EffectiveProfile
 }
 
 /** "Known profiles: a, b." or how to define one, for messages about a name that is not there. */
-export function knownProfiles(config: Config): string {
+export function knownProfiles(config: KernelConfig): string {
   const names = Object.keys(config.profiles).sort();
   return names.length
     ? `Known profiles: ${names.join(', ')}.`
@@ -91,7 +90,7 @@ export function knownProfiles(config: Config): string {
  * `[profiles.NAME]` as an effective profile; NOT_FOUND saying where the name came from (`via`) and which
  * profiles there are when the configuration has none of that name.
  */
-export function requireProfile(config: Config, name: string, via: string): EffectiveProfile {
+export function requireProfile(config: KernelConfig, name: string, via: string): EffectiveProfile {
   const profile = effectiveProfile(config, name);
   if (!profile)
     throw new SwitchboardError('NOT_FOUND', `No profile '${name}' (${via}). ${knownProfiles(config)}`, {

@@ -6,10 +6,10 @@
 // larger optional parts stand beside it (contract-agent-sessions.ts, contract-shared.ts) and are re-exported here.
 // The records are in records/, the implementations one file a part in sqlite/, redis/ and files/.
 import type { BusEvent } from '../core/context.ts';
+import type { IdempotencyClaim, Once } from '../core/idempotency.ts';
 import type { AgentSessionStore } from './contract-agent-sessions.ts';
 import type { OAuthLoginStore } from './contract-oauth-logins.ts';
 import type { SharedState } from './contract-shared.ts';
-import type { IdempotencyClaim, Once } from './idempotency.ts';
 import type { AuditQuery, NewAuditRecord } from './records/audit.ts';
 import type { HookQuery, NewHookRun } from './records/hooks.ts';
 import type { NewScriptRun, ScriptRunFilter, ScriptRunStatus } from './records/script-runs.ts';
@@ -24,11 +24,11 @@ import type {
 } from './records/tasks.ts';
 import type { NewToken } from './records/tokens.ts';
 
+export type { IdempotencyClaim, Once } from '../core/idempotency.ts';
 export * from './contract-agent-sessions.ts';
 export * from './contract-oauth-logins.ts';
 export * from './contract-shared.ts';
-
-export type { IdempotencyClaim, IdempotencyRecord, Once } from './idempotency.ts';
+export type { IdempotencyRecord } from './idempotency.ts';
 export type { AttachmentType, NewTaskAttachment, TaskAttachment } from './records/task-attachments.ts';
 export type {
   FinishedQuery,
@@ -407,4 +407,12 @@ export interface Store {
   /** Cheap liveness probe for health checks. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+// Registers the Store contract as the hub's shared state (`ctx.services.store`): core/ imports nothing above it
+// (docs/decisions.md, "A kernel at the ground floor").
+declare module '../core/context.ts' {
+  interface HubTypes {
+    store: Store;
+  }
 }

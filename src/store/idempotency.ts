@@ -1,33 +1,11 @@
 // Idempotency keys as every store keeps them: a creating call that carries a key is stored together with its first
 // result, in the same transaction (SQLite) or Lua script (Redis) as the record it creates, so a retry with the same
-// key returns that result instead of creating a second record. The checks and the replay decision live here, once.
+// key returns that result instead of creating a second record. The checks and the replay decision live here, once;
+// the key and the claim's shape are the kernel's (src/core/idempotency.ts), which makes claims.
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { SwitchboardError } from '../core/errors.ts';
-
-/** What an idempotency key may look like: 1..255 visible ASCII characters (a UUID, a ULID, `retry-42`). */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-export const IdempotencyKeySchema = z
-  .string()
-  .regex(IDEMPOTENCY_KEY_PATTERN, 'expected 1-255 visible ASCII characters (a UUID, for example)');
-
-/** Longest a key is kept: a year. */
-export const IDEMPOTENCY_MAX_TTL_MS = 366 * 24 * 3_600_000;
-
-/**
- * A creating call's claim on a key: the key is unique per principal and capability, and `fingerprint` (SHA-256 of
- * the call's input) tells a retry of the same request from a different request that reuses the key.
- */
-export const IdempotencyClaimSchema = z.strictObject({
-  principal: z.string().min(1),
-  capability: z.string().min(1),
-  key: IdempotencyKeySchema,
-  fingerprint: z.string().regex(/^[0-9a-f]{64}$/, 'expected the lowercase hex SHA-256 of the request'),
-  /** How long the key is kept (its retention), in ms. */
-  ttlMs: z.number().int().min(1).max(IDEMPOTENCY_MAX_TTL_MS),
-});
-export type IdempotencyClaim = z.output<typeof IdempotencyClaimSchema>;
+import { type IdempotencyClaim, IdempotencyClaimSchema, type Once } from '../core/idempotency.ts';
 
 /** A key as stored, with the first result of the call that claimed it. */
 export const IdempotencyRecordSchema = z.strictObject({
@@ -39,12 +17,6 @@ export const IdempotencyRecordSchema = z.strictObject({
   expiresAt: z.number().int(),
 });
 export type IdempotencyRecord = z.output<typeof IdempotencyRecordSchema>;
-
-/** A creating write's outcome: the record, and whether it is the first call's result replayed for a retry. */
-export interface Once<T> {
-  value: T;
-  replayed: boolean;
-}
 
 /** Check a claim from a caller; INVALID_INPUT names the field and what is expected. */
 export function checkClaim(claim: unknown): IdempotencyClaim {

@@ -37,7 +37,7 @@ const STARTS: Record<string, { runProcess?: number; startChild?: number; words: 
   'sources/scripts/python.ts': { runProcess: 1, startChild: 1, words: 'ours (the interpreter probe and the runner)' },
   'sources/plugins/run.ts': { runProcess: 1, words: "sh -c -- the manifest's command; inputs on stdin and in env" },
   'sources/plugins/targets.ts': { runProcess: 1, words: "sh -c -- the manifest's dir_test" },
-  'core/mcp-client/stdio-client-transport.ts': { startChild: 1, words: "the configured server's command and args" },
+  'mcp-client/stdio-client-transport.ts': { startChild: 1, words: "the configured server's command and args" },
   'core/load-problems.ts': { runProcess: 1, words: 'ours: node --check on a module that failed to load' },
   'cli/mcp-login.ts': { startChild: 1, words: 'the browser opener on an http(s) URL' },
   'cli/snapshot-cache.ts': {

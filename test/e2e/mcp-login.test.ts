@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'smol-toml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { urlRefusal } from '../../src/core/mcp-client/oauth/discovery-fetch.ts';
+import { urlRefusal } from '../../src/mcp-client/oauth/discovery-fetch.ts';
 import { SqliteStore } from '../../src/store/sqlite/index.ts';
 import { BIN, childEnv, runCli, tempProject } from '../helpers/cli.ts';
 import { followAuthorization, type ProtectedServer, useOAuthWorld } from '../helpers/oauth-upstream.ts';

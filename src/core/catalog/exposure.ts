@@ -2,8 +2,7 @@
 // (`search`). The settings come from the caller's profile, else `[catalog]`; `catalogSettingsFor` is the one place
 // that resolves them for a call.
 import picomatch from 'picomatch';
-import type { Config } from '../../config/schema.ts';
-import type { Principal } from '../context.ts';
+import type { KernelConfig, Principal } from '../context.ts';
 import { profileFor } from '../profile.ts';
 import type { Entry, Registry } from '../registry.ts';
 
@@ -19,7 +18,7 @@ export const CATALOG_TOOLS: readonly string[] = ['catalog.search', 'catalog.desc
 const isCatalogTool = (name: string) => CATALOG_TOOLS.includes(name);
 
 /** The settings that apply to `principal`: its profile's `exposure` and `pin` where set, else `[catalog]`'s. */
-export function catalogSettingsFor(config: Config, principal: Principal): CatalogSettings {
+export function catalogSettingsFor(config: KernelConfig, principal: Principal): CatalogSettings {
   const profile = profileFor({ principal });
   return {
     exposure: profile?.exposure ?? config.catalog.exposure,
@@ -49,6 +48,6 @@ export function exposedTools(settings: CatalogSettings, visible: readonly Entry[
 }
 
 /** What `tools/list` (and `GET /v1/tools`) shows `principal`: every transport lists through this. */
-export function listedTools(registry: Registry, config: Config, principal: Principal): Entry[] {
+export function listedTools(registry: Registry, config: KernelConfig, principal: Principal): Entry[] {
   return exposedTools(catalogSettingsFor(config, principal), registry.list(principal));
 }

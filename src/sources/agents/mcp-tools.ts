@@ -1,14 +1,14 @@
 // "Tools from MCP servers" for the API providers: the agent's own servers from agent.mcp.json, opened for one turn
-// through the hub's shared MCP client (core/mcp-client) — the same connections, errors and SSE support upstream
+// through the hub's shared MCP client (src/mcp-client) — the same connections, errors and SSE support upstream
 // servers get.
 import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import pino from 'pino';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
-import type { Catalog } from '../../core/mcp-client/catalog.ts';
-import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
-import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
+import type { Catalog } from '../../mcp-client/catalog.ts';
+import { UpstreamConnection } from '../../mcp-client/connection.ts';
+import type { ResolvedServer } from '../../mcp-client/server-spec.ts';
 import type { McpServerSpec } from './definitions.ts';
 import type { LocalTool } from './providers/provider.ts';
 

@@ -3,12 +3,12 @@
 // (docs/decisions.md, "Upstream OAuth"). The server's primary connection (the local or shared login) stays the
 // manager's; this pool holds the others, and the logins (sealed with the key kept outside the store) of both.
 import type { Principal } from '../../core/context.ts';
-import type { Catalog } from '../../core/mcp-client/catalog.ts';
-import { UpstreamConnection } from '../../core/mcp-client/connection.ts';
-import { LOCAL_LOGIN, loginKey, migrateLoginKeys } from '../../core/mcp-client/oauth/login-keys.ts';
-import { loadSealingKey, type SealingKey } from '../../core/mcp-client/oauth/sealed.ts';
-import { OAuthSession } from '../../core/mcp-client/oauth/session.ts';
-import type { ResolvedServer } from '../../core/mcp-client/server-spec.ts';
+import type { Catalog } from '../../mcp-client/catalog.ts';
+import { UpstreamConnection } from '../../mcp-client/connection.ts';
+import { LOCAL_LOGIN, loginKey, migrateLoginKeys } from '../../mcp-client/oauth/login-keys.ts';
+import { loadSealingKey, type SealingKey } from '../../mcp-client/oauth/sealed.ts';
+import { OAuthSession } from '../../mcp-client/oauth/session.ts';
+import type { ResolvedServer } from '../../mcp-client/server-spec.ts';
 import type { SourceContext } from '../index.ts';
 
 export class OAuthPool {

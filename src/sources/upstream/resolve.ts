@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import { isAbsolute, resolve } from 'node:path';
 import { expandString } from '../../config/load.ts';
 import type { ServerConfig } from '../../config/schema.ts';
-import type { ResolvedServer, UpstreamTransport } from '../../core/mcp-client/server-spec.ts';
+import type { ResolvedServer, UpstreamTransport } from '../../mcp-client/server-spec.ts';
 
 export type Resolution = { ok: true; server: ResolvedServer } | { ok: false; message: string };
 

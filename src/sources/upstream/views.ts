@@ -1,7 +1,7 @@
 // How a configured server reads in `mcp list --status`, `system.get_state` and health: its connection's state, the
 // names its tools got here (renames, filtered), or why it does not run (disabled, a config error).
-import type { Catalog } from '../../core/mcp-client/catalog.ts';
-import type { UpstreamConnection } from '../../core/mcp-client/connection.ts';
+import type { Catalog } from '../../mcp-client/catalog.ts';
+import type { UpstreamConnection } from '../../mcp-client/connection.ts';
 import type { ServerNames } from './naming.ts';
 
 /** One configured server as `mcp list --status`, `system.get_state` and health see it. */

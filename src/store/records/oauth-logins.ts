@@ -1,5 +1,5 @@
 // OAuth logins to upstream servers as Zod schemas: one record per server × principal key, the tokens sealed
-// (AES-256-GCM, src/core/mcp-client/oauth/sealed.ts) by the hub before the store sees them. What people may read
+// (AES-256-GCM, src/mcp-client/oauth/sealed.ts) by the hub before the store sees them. What people may read
 // without the key stays beside the sealed text: state, scopes, expiry.
 import { z } from 'zod';
 import { check, isoTime, nonEmptyText, oneOf, record } from './common.ts';

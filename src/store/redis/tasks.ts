@@ -1,6 +1,7 @@
 // Tasks on Redis: one hash per task (`task:<id>`) and sorted sets that index them in list order (all, by status,
 // by type, by assignee) and by completion (`tasks:finished`); every write is one Lua script that keeps the indexes.
 import type { Redis } from 'ioredis';
+import type { IdempotencyClaim, Once } from '../../core/idempotency.ts';
 import type {
   AttachResult,
   FinishedQuery,
@@ -16,7 +17,7 @@ import type {
   TaskStore,
   TaskUpdateResult,
 } from '../contract.ts';
-import { checkClaim, claimId, type IdempotencyClaim, idempotencyRecord, type Once, replay } from '../idempotency.ts';
+import { checkClaim, claimId, idempotencyRecord, replay } from '../idempotency.ts';
 import { checkString } from '../records/common.ts';
 import { checkNewAttachment, MAX_ATTACHMENTS_PER_TASK, toAttachment } from '../records/task-attachments.ts';
 import {

@@ -1,5 +1,6 @@
 // Idempotency keys of creating writes in the SQLite store (the record format is src/store/idempotency.ts).
-import { type IdempotencyClaim, idempotencyRecord } from '../idempotency.ts';
+import type { IdempotencyClaim } from '../../core/idempotency.ts';
+import { idempotencyRecord } from '../idempotency.ts';
 import type { Db, Statement } from './connection.ts';
 
 /**

@@ -1,5 +1,6 @@
 // The task board in the SQLite store: rows, the patchable columns, keyset-paged lists, compare-and-set updates,
 // batches, the atomic claim and delete (attachments: task-attachments.ts, called inside these transactions).
+import type { IdempotencyClaim, Once } from '../../core/idempotency.ts';
 import type {
   AttachResult,
   FinishedQuery,
@@ -15,7 +16,7 @@ import type {
   TaskStore,
   TaskUpdateResult,
 } from '../contract.ts';
-import { checkClaim, type IdempotencyClaim, type Once, replay } from '../idempotency.ts';
+import { checkClaim, replay } from '../idempotency.ts';
 import { checkString } from '../records/common.ts';
 import { checkNewAttachment } from '../records/task-attachments.ts';
 import {

@@ -1,7 +1,7 @@
 // Upstream names: server__tool, decided for all servers at once so the result never depends on who answered first.
 import { describe, expect, it } from 'vitest';
-import { withDefaults } from '../../../src/core/mcp-client/side-channel.ts';
 import { toolNameOf } from '../../../src/core/names.ts';
+import { withDefaults } from '../../../src/mcp-client/side-channel.ts';
 import { planNames, type ServerListing } from '../../../src/sources/upstream/naming.ts';
 
 const server = (name: string, tools: string[], extra: Partial<ServerListing> = {}): ServerListing => ({

@@ -8,11 +8,11 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../../src/core/context.ts';
-import { login } from '../../../src/core/mcp-client/oauth/login.ts';
-import { migrateLoginKeys, principalOptionKey } from '../../../src/core/mcp-client/oauth/login-keys.ts';
-import { keyFilePath, loadSealingKey, loginAad, seal, unseal } from '../../../src/core/mcp-client/oauth/sealed.ts';
-import { OAuthSession } from '../../../src/core/mcp-client/oauth/session.ts';
-import type { ResolvedServer } from '../../../src/core/mcp-client/server-spec.ts';
+import { login } from '../../../src/mcp-client/oauth/login.ts';
+import { migrateLoginKeys, principalOptionKey } from '../../../src/mcp-client/oauth/login-keys.ts';
+import { keyFilePath, loadSealingKey, loginAad, seal, unseal } from '../../../src/mcp-client/oauth/sealed.ts';
+import { OAuthSession } from '../../../src/mcp-client/oauth/session.ts';
+import type { ResolvedServer } from '../../../src/mcp-client/server-spec.ts';
 import { generateToken, hashToken } from '../../../src/policy/tokens.ts';
 import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
