@@ -3,8 +3,8 @@
 // abort signals, timers and a schema parse of every result). Everything else — the handshake, listings,
 // notifications, the server's own requests — still goes through the SDK client. docs/performance.md has figures.
 import type { Transport } from '@modelcontextprotocol/client';
-import type { CancelWatch } from '../cancellation.ts';
-import { SwitchboardError } from '../errors.ts';
+import type { CancelWatch } from '../core/cancellation.ts';
+import { SwitchboardError } from '../core/errors.ts';
 
 /** Ids of lane requests: strings, so they never collide with the SDK client's numeric ids. */
 const PREFIX = 'sb-lane-';

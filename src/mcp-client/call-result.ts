@@ -4,8 +4,8 @@
 // without Zod first: the schema costs about 2 µs per small result, on the call lane's measured hot path.
 import { specTypeSchemas } from '@modelcontextprotocol/client';
 import type { ValidateFunction } from 'ajv';
-import { describeAjvErrors, jsonValidator } from '../ajv.ts';
-import { SwitchboardError } from '../errors.ts';
+import { describeAjvErrors, jsonValidator } from '../core/ajv.ts';
+import { SwitchboardError } from '../core/errors.ts';
 
 /**
  * The result as it came, when it is a valid CallToolResult; otherwise an `UPSTREAM` error naming the server, the

@@ -6,11 +6,11 @@
 // OAuth provider (oauth/session.ts) with this connection's hooks for it (oauth/connection-login.ts).
 import { Client, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
-import { version } from '../../version.ts';
-import { type CancelWatch, watchSignal } from '../cancellation.ts';
-import type { ClientChannel } from '../context.ts';
-import { SwitchboardError } from '../errors.ts';
-import { paramHeadersOf, paramHeaderValues } from '../mcp-param-headers.ts';
+import { type CancelWatch, watchSignal } from '../core/cancellation.ts';
+import type { ClientChannel } from '../core/context.ts';
+import { SwitchboardError } from '../core/errors.ts';
+import { paramHeadersOf, paramHeaderValues } from '../core/mcp-param-headers.ts';
+import { version } from '../version.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
 import { type Catalog, listCatalog } from './catalog.ts';

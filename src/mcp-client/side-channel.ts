@@ -2,7 +2,7 @@
 // the token each call was given, and elicitation and sampling requests, passed to the newest call whose client can
 // answer them.
 import type { Client } from '@modelcontextprotocol/client';
-import type { ClientChannel } from '../context.ts';
+import type { ClientChannel } from '../core/context.ts';
 
 export type OnProgress = (p: { progress: number; total?: number; message?: string }) => void;
 

@@ -13,16 +13,17 @@ import type { ChildProcess } from 'node:child_process';
 import { PassThrough, type Stream } from 'node:stream';
 import {
   type JSONRPCMessage,
+  ProtocolErrorCode,
   parseJSONRPCMessage,
   SdkError,
   SdkErrorCode,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, type StdioServerParameters } from '@modelcontextprotocol/client/stdio';
-import { argv } from '../argv.ts';
-import { envelopeOf } from '../jsonrpc-envelope.ts';
-import { type LineSink, LineSplitter, type OversizedLine } from '../line-splitter.ts';
-import { startChild } from '../process.ts';
+import { argv } from '../core/argv.ts';
+import { envelopeOf } from '../core/jsonrpc-envelope.ts';
+import { type LineSink, LineSplitter, type OversizedLine } from '../core/line-splitter.ts';
+import { startChild } from '../core/process.ts';
 import { isLaneAnswer } from './call-lane.ts';
 
 /**
@@ -70,7 +71,11 @@ class LaneReadBuffer implements LineSink {
     this.queue.push(new Error(`${what} The call it answers failed.`), {
       jsonrpc: '2.0',
       id,
-      error: { code: -32603, message: `${what} Ask for less, or raise the limit.`, data: { [OVERSIZED_ANSWER]: true } },
+      error: {
+        code: ProtocolErrorCode.InternalError,
+        message: `${what} Ask for less, or raise the limit.`,
+        data: { [OVERSIZED_ANSWER]: true },
+      },
     });
   }
 

@@ -2,6 +2,7 @@
 // reaches it, and the SwitchboardError a failed connect or request becomes, in words a caller can act on.
 import {
   type OAuthClientProvider,
+  ProtocolErrorCode,
   SdkError,
   SdkErrorCode,
   SdkHttpError,
@@ -10,8 +11,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
-import type { CancelWatch } from '../cancellation.ts';
-import { SwitchboardError } from '../errors.ts';
+import type { CancelWatch } from '../core/cancellation.ts';
+import { SwitchboardError } from '../core/errors.ts';
 import type { ResolvedServer } from './server-spec.ts';
 import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
 
@@ -82,7 +83,11 @@ export function callError(err: unknown, cancel: CancelWatch, request: string, se
   const e = err as { code?: unknown; message?: string };
   if (typeof e?.code === 'number')
     return new SwitchboardError(
-      e.code === -32602 ? 'INVALID_INPUT' : e.code === -32601 ? 'NOT_FOUND' : 'INTERNAL',
+      e.code === ProtocolErrorCode.InvalidParams
+        ? 'INVALID_INPUT'
+        : e.code === ProtocolErrorCode.MethodNotFound
+          ? 'NOT_FOUND'
+          : 'INTERNAL',
       `Upstream server '${server.name}': ${e.message ?? 'request failed'}`,
       { server: server.name, upstreamCode: e.code },
     );

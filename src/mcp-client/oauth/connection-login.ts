@@ -3,7 +3,7 @@
 // someone logs in — and the poll for a new login (`mcp login`, perhaps in another process). The connection keeps its
 // state machine; these say which way it goes.
 import { InsufficientScopeError } from '@modelcontextprotocol/client';
-import { SwitchboardError } from '../../errors.ts';
+import { SwitchboardError } from '../../core/errors.ts';
 import type { OAuthSession } from './session.ts';
 
 /** While a login is required, the store is read this often for a new one (`mcp login` from another process). */

@@ -8,7 +8,7 @@
 // Another service's response body is never passed on to be printed: an error answer keeps only the OAuth error fields
 // (RFC 6749 §5.2, printable ASCII), and a success answer must be the JSON document OAuth exchanges.
 import type { FetchLike } from '@modelcontextprotocol/client';
-import { isLoopbackHostname } from '../../../config/schema-auth.ts';
+import { isLoopbackHostname } from '../../config/schema-auth.ts';
 
 /** Answers larger than this are not read: no OAuth document or error is anywhere near it. */
 const MAX_BODY_BYTES = 256 * 1024;

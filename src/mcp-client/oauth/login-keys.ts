@@ -3,9 +3,10 @@
 // `token:<name>`, `oauth:<sub>`, `agent:<session>`. A token named `local` gets `token:local`, never the person's
 // login. Logins stored before keys were namespaced (a token's key was its bare name) are re-keyed, resealed under
 // their new key, by `migrateLoginKeys`.
-import type { OAuthLoginStore } from '../../../store/contract.ts';
-import { TOKEN_NAME_PATTERN } from '../../../store/records/tokens.ts';
-import { SwitchboardError } from '../../errors.ts';
+
+import { SwitchboardError } from '../../core/errors.ts';
+import type { OAuthLoginStore } from '../../store/contract.ts';
+import { TOKEN_NAME_PATTERN } from '../../store/records/tokens.ts';
 import { loginAad, type SealingKey, seal, unseal } from './sealed.ts';
 
 /** The login of the person at this machine (stdio, the CLI, anonymous on loopback): what plain `mcp login` writes. */

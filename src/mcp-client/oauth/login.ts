@@ -13,9 +13,9 @@ import {
   type FetchLike,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import type { OAuthLogin, OAuthLoginStore } from '../../../store/contract.ts';
-import { version } from '../../../version.ts';
-import { SwitchboardError } from '../../errors.ts';
+import { SwitchboardError } from '../../core/errors.ts';
+import type { OAuthLogin, OAuthLoginStore } from '../../store/contract.ts';
+import { version } from '../../version.ts';
 import type { ResolvedServer } from '../server-spec.ts';
 import { discoveryFetch, OAuthFetchRefused, urlRefusal } from './discovery-fetch.ts';
 import type { SealingKey } from './sealed.ts';

@@ -6,7 +6,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { SwitchboardError } from '../../errors.ts';
+import { SwitchboardError } from '../../core/errors.ts';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;

@@ -12,8 +12,8 @@ import {
   type StoredOAuthClientInformation,
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
-import type { OAuthLogin, OAuthLoginStore } from '../../../store/contract.ts';
-import { SwitchboardError } from '../../errors.ts';
+import { SwitchboardError } from '../../core/errors.ts';
+import type { OAuthLogin, OAuthLoginStore } from '../../store/contract.ts';
 import type { ResolvedServer } from '../server-spec.ts';
 import { discoveryFetch } from './discovery-fetch.ts';
 import { loginCommand } from './login-keys.ts';
