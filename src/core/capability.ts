@@ -90,8 +90,10 @@ export type InputRequest =
  * request, then retries the call with the answers in `ctx.mcp.inputResponses` under the same keys, and
  * `requestState` echoed in `ctx.mcp.requestState`. On 2025 sessions Switchboard fulfils the requests itself
  * (server-to-client requests) and re-runs the handler. Check `ctx.mcp` first: other transports cannot answer.
+ * The capability declares `interactive: true`.
  *
  * @example
+ * interactive: true,
  * handle: (_input, ctx) => {
  *   const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
  *   if (answer?.action === 'accept') return `Hello, ${answer.content?.name}!`;
@@ -153,6 +155,12 @@ export interface Capability<I extends z.ZodType = z.ZodType, O extends z.ZodType
    * that reveal or run nothing the filter hides (the catalog's: a filter that lets `task.*` through searches those).
    */
   throughFilters?: boolean;
+  /**
+   * It may answer with {@link inputRequired} (ask the MCP client for input, then run again with the answers). MCP
+   * transports give its calls to the SDK's multi-round-trip handling before they run; a capability that asks
+   * without declaring it fails INTERNAL. Not needed for `ctx.client.elicit` / `sample`, which work on every path.
+   */
+  interactive?: true;
   handle: (input: z.output<I>, ctx: CallContext) => unknown | Promise<unknown>;
 }
 

@@ -1,5 +1,5 @@
 // The one way in: every transport turns its request into a CallRequest and gets an Outcome back.
-// The middleware order is visible in `Pipeline.constructor` — read it top to bottom.
+// What runs in it, in order, is listed once in `assemblePipeline` (src/hub.ts).
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
 import { callerPaths, errorForCaller, type PathRewriter } from './caller-paths.ts';
@@ -336,6 +336,15 @@ const execute: Middleware = async (state) => {
     // Wait for a promise only until the signal aborts: a handler that ignores its signal cannot hold the call.
     const value = isThenable(returned) ? await untilAborted(returned, cancellation) : returned;
     if (isRawResult(value)) {
+      // MCP transports route a call by the declaration before it runs (fast-call.ts): an undeclared ask is a bug.
+      if (isInputRequired(value) && !capability.interactive)
+        return {
+          ok: false,
+          error: {
+            code: 'INTERNAL',
+            message: `${state.entry.tool.name} asked the client for input (inputRequired) but is not declared interactive; add \`interactive: true\` to its definition.`,
+          },
+        };
       // Only an MCP client can answer an input request; elsewhere it is a capability this caller cannot use.
       if (isInputRequired(value) && !ctx.mcp)
         return {

@@ -20,8 +20,6 @@ export interface ToolDescriptor {
 export interface Entry {
   capability: Capability;
   tool: ToolDescriptor;
-  /** Set once the capability has answered with an MCP-native result; MCP transports then use the SDK path only. */
-  mcpNative?: boolean;
 }
 
 export type ChangeKind = 'tools' | 'resources' | 'prompts';

@@ -2,14 +2,14 @@
 // straight through the pipeline, skipping the SDK's per-message parsing, validation and dispatch (on stdio that
 // is ~85 % of the server's CPU per call, on 2025 HTTP sessions most of the rest is the SDK's web-standard
 // Request/Response plumbing: docs/performance.md). The call is built by the same adapter (call-request.ts) and
-// encoded by the same encoder (tool-result.ts) as on the SDK path; anything else — and any call whose shape is not
-// exactly the simple case — goes to the SDK unchanged.
+// encoded by the same encoder (tool-result.ts) as on the SDK path; anything else — any call whose shape is not
+// exactly the simple case, and any call of a capability declared `interactive` — goes to the SDK unchanged.
 import type { RequestId, Server } from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
+import type { Capability } from '../core/capability.ts';
 import type { McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { paramHeadersOf } from '../core/mcp-param-headers.ts';
-import type { CallRequest, Outcome } from '../core/pipeline.ts';
-import { visible } from '../core/registry.ts';
+import { type Registry, visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { type CallOrigin, callRequestOf, mcpCallInfoOf, type ToolCall } from './call-request.ts';
 import { callToolResultJson } from './tool-result.ts';
@@ -30,8 +30,8 @@ const isPlain = (v: unknown): v is Record<string, unknown> => typeof v === 'obje
 
 /**
  * The call, when `message` is a `tools/call` the fast branch may serve for `era`: a valid id, a known tool the
- * principal may see that does not advertise parameter headers, and none of progress, multi-round-trip input or
- * (for `legacy`) a 2026 envelope. Undefined means: let the SDK handle it.
+ * principal may see that neither advertises parameter headers nor may ask the client for input (`interactive`), and
+ * none of progress, multi-round-trip input or (for `legacy`) a 2026 envelope. Undefined means: let the SDK handle it.
  */
 export function fastCallOf(
   hub: Hub,
@@ -62,25 +62,25 @@ export function fastCallOf(
     }
   } else if (era === 'modern') return undefined;
   const entry = hub.services.registry.get(params.name);
-  if (!entry || !visible(principal, entry.capability) || entry.mcpNative) return undefined;
+  if (!entry || !visible(principal, entry.capability)) return undefined;
+  const args = (params.arguments as Record<string, unknown>) ?? {};
+  if (mayAskClient(hub.services.registry, entry.capability, args)) return undefined;
   if (era === 'modern' && paramHeadersOf(entry.tool.inputSchema).length > 0) return undefined;
-  return { id, name: params.name, arguments: (params.arguments as Record<string, unknown>) ?? {}, meta };
+  return { id, name: params.name, arguments: args, meta };
 }
 
 /**
- * Run a fast call. Returns its outcome (the caller encodes it), or undefined when the capability asked for input
- * (`input_required`): it is then marked so later calls skip the fast branch, and the caller hands the original
- * message to the SDK, which runs the multi-round-trip exchange. Only the asking round runs twice, and asking
- * for input has no side effects by contract; any other MCP-native result is answered here as it is.
+ * Whether the call may be answered with `inputRequired`: its capability, or the one it forwards to (catalog.call),
+ * is declared `interactive`. The pipeline looks the call up again in the same turn, so it runs what was routed.
  */
-export async function runFastCall(hub: Hub, call: FastCall, request: CallRequest): Promise<Outcome | undefined> {
-  const outcome = await hub.pipeline.call(request);
-  if (outcome.ok && outcome.raw?.mcp?.resultType === 'input_required') {
-    const entry = hub.services.registry.get(call.name);
-    if (entry) entry.mcpNative = true;
-    return undefined;
+function mayAskClient(registry: Registry, capability: Capability, args: Record<string, unknown>): boolean {
+  if (capability.interactive) return true;
+  if (!capability.forwards) return false;
+  try {
+    return registry.get(capability.forwards(args).name)?.capability.interactive === true;
+  } catch {
+    return false; // Input the pipeline refuses, whichever path runs it.
   }
-  return outcome;
 }
 
 /** How a connection's transport answers a fast call, or gives its message to the SDK after all. */
@@ -89,8 +89,6 @@ export interface FastReply {
   result(id: RequestId, resultJson: string): void;
   /** A JSON-RPC error for call `id` (the pipeline itself threw, or the result cannot be encoded). */
   error(id: RequestId, message: string): void;
-  /** Hand the original message to the SDK (the capability answered with a multi-round-trip result). */
-  toSdk(message: unknown): void;
   /** End the call's response stream now (SEP-1699), where the transport can resume it. */
   closeStream?: () => void;
 }
@@ -142,13 +140,12 @@ export class FastCalls {
       cancellation,
       log: this.logOf(server, call.id),
     });
-    runFastCall(this.hub, call, request).then(
+    this.hub.pipeline.call(request).then(
       (outcome) => {
         this.inFlight.delete(call.id);
         if (flight.cancelled) return;
         try {
-          if (outcome === undefined) reply.toSdk(message);
-          else reply.result(call.id, callToolResultJson(outcome));
+          reply.result(call.id, callToolResultJson(outcome));
         } catch (err) {
           reply.error(call.id, (err as Error).message); // A result JSON cannot encode (a BigInt, a cycle).
         }

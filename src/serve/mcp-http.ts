@@ -17,7 +17,8 @@ import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts'
 import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
-import { fastCallOf, runFastCall } from './fast-call.ts';
+import { fastCallOf } from './fast-call.ts';
+import { TransportErrorCode } from './jsonrpc-errors.ts';
 import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
 import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
@@ -66,9 +67,6 @@ function sessionProfile(found: { principal: Principal } | string): string {
 /** Whether a POST body carries a JSON-RPC request (a batch included), not only notifications or responses. */
 const carriesRequest = (body: unknown): boolean =>
   Array.isArray(body) ? body.some((m) => isJSONRPCRequest(m)) : isJSONRPCRequest(body);
-
-/** JSON-RPC code for a request whose headers and body disagree (2026-07-28, SEP-2243). */
-const HEADER_MISMATCH = -32020;
 
 export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp {
   const anonymous: Principal = { id: 'anonymous', roles: ['*'] };
@@ -228,22 +226,33 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       try {
         found = await findSession(sessionId, principal);
       } catch (err) {
-        return jsonRpcError(res, 503, -32000, (err as Error).message);
+        return jsonRpcError(res, 503, TransportErrorCode.Refused, (err as Error).message);
       }
       if (found === 'unknown')
-        return jsonRpcError(res, 404, -32001, `Session '${sessionId}' not found; start a new session with initialize.`);
-      if (typeof found === 'object' && 'ok' in found) return jsonRpcError(res, found.status, -32000, found.message);
+        return jsonRpcError(
+          res,
+          404,
+          TransportErrorCode.SessionNotFound,
+          `Session '${sessionId}' not found; start a new session with initialize.`,
+        );
+      if (typeof found === 'object' && 'ok' in found)
+        return jsonRpcError(res, found.status, TransportErrorCode.Refused, found.message);
       // A session serves the caller that opened it, with the roles it had then; changed roles need a new session.
       if (found === 'forbidden' || (found as Session).principal.id !== principal.id)
-        return jsonRpcError(res, 403, -32000, 'This session belongs to another principal.');
+        return jsonRpcError(res, 403, TransportErrorCode.Refused, 'This session belongs to another principal.');
       if (found === 'roles' || (found as Session).principal.roles.join(',') !== principal.roles.join(','))
-        return jsonRpcError(res, 404, -32001, 'The roles of this token changed; start a new session with initialize.');
+        return jsonRpcError(
+          res,
+          404,
+          TransportErrorCode.SessionNotFound,
+          'The roles of this token changed; start a new session with initialize.',
+        );
       // A session keeps the profile it was opened under: the same URL (/mcp or /mcp/NAME) continues it.
       if (found === 'profile' || (found as Session).principal.profile?.name !== principal.profile?.name)
         return jsonRpcError(
           res,
           404,
-          -32001,
+          TransportErrorCode.SessionNotFound,
           `This session was opened ${sessionProfile(found)}; continue it at that URL, or start a new session with initialize.`,
         );
       const session = found as Session;
@@ -272,7 +281,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       const id = randomUUID();
       // A place for the new session, made by ending idle ones when the principal's share or the instance is full.
       const admission = sessions.admit(id, principal.id);
-      if (!admission.ok) return jsonRpcError(res, admission.status, -32000, admission.message);
+      if (!admission.ok) return jsonRpcError(res, admission.status, TransportErrorCode.Refused, admission.message);
       if (directory) {
         try {
           await directory.save(id, {
@@ -286,7 +295,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           });
         } catch (err) {
           sessions.remove(id);
-          return jsonRpcError(res, 503, -32000, (err as Error).message);
+          return jsonRpcError(res, 503, TransportErrorCode.Refused, (err as Error).message);
         }
       }
       res.once('close', sessions.started(id, { stream: false, request: false }));
@@ -297,13 +306,13 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       return jsonRpcError(
         res,
         400,
-        -32000,
+        TransportErrorCode.Refused,
         'Bad Request: no Mcp-Session-Id header; send initialize first (or use protocol 2026-07-28, which needs no session).',
       );
     return jsonRpcError(
       res,
       405,
-      -32000,
+      TransportErrorCode.Refused,
       `Method ${req.method} needs an Mcp-Session-Id header naming an open session.`,
     );
   }
@@ -311,7 +320,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   /**
    * The measured fast path for 2026-07-28: a plain `tools/call` whose headers and envelope are exactly right is
    * answered through the pipeline without building a protocol server for the request. Anything else — and a
-   * capability that answers with an MCP-native result — goes to the SDK handler. Returns whether it answered.
+   * capability declared `interactive` — goes to the SDK handler. Returns whether it answered.
    */
   async function answerFast(
     req: IncomingMessage,
@@ -331,9 +340,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
-    const outcome = await runFastCall(
-      hub,
-      call,
+    const outcome = await hub.pipeline.call(
       callRequestOf(call, {
         principal,
         transport: 'http',
@@ -342,7 +349,6 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       }),
     );
     res.off('close', onClose);
-    if (outcome === undefined) return false;
     if (res.destroyed) return true;
     const text = jsonRpcResultText(call.id, modernCallToolResultJson(outcome, SERVER_INFO));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
@@ -372,7 +378,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
             return jsonRpcError(
               res,
               400,
-              HEADER_MISMATCH,
+              TransportErrorCode.HeaderMismatch,
               `Bad Request: the headers and body disagree: ${check.message}`,
               {
                 data: { mismatch: { header: check.header, body: check.message } },

@@ -22,6 +22,7 @@ import {
 import type { Principal } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { FastCalls, type FastReply } from './fast-call.ts';
+import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { CallStream } from './mcp-call-stream.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { jsonRpcResultText } from './tool-result.ts';
@@ -189,13 +190,9 @@ export class SessionTransport implements Transport {
     return {
       result: (callId, json) => stream.finish(jsonRpcResultText(callId, json)),
       error: (callId, message) =>
-        stream.finish(JSON.stringify({ jsonrpc: '2.0', id: callId, error: { code: -32603, message } })),
-      // The SDK answers it through `send`, which finds this stream by the call's id.
-      toSdk: (message) =>
-        this.deliver?.(message as JSONRPCMessage, {
-          ...(resumable ? { closeSSEStream: () => this.closeSSEStream(id) } : {}),
-          closeStandaloneSSEStream: () => this.web.closeStandaloneSSEStream(),
-        }),
+        stream.finish(
+          JSON.stringify({ jsonrpc: '2.0', id: callId, error: { code: ProtocolErrorCode.InternalError, message } }),
+        ),
       ...(resumable ? { closeStream: () => this.closeSSEStream(id) } : {}),
     };
   }

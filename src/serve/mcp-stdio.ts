@@ -4,7 +4,7 @@
 // The connection comes first and the hub second (issue 17; docs/decisions.md, "Initialize before the hub"): the
 // handshake is answered by the SDK alone, and the hub — configuration, store, handler modules, sources — starts
 // once that answer is out. Every other request waits for it in buildMcpServer's handlers.
-import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import type { Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from 'pino';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/schema.ts';
@@ -13,6 +13,7 @@ import { type CallerLimit, limitToCaller } from '../policy/caller-limit.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { FastCalls, type FastReply } from './fast-call.ts';
+import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { buildMcpServer, forwardListChanges, type McpServing } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
@@ -61,8 +62,8 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   let levelBeforeHub: unknown;
   const reply: FastReply = {
     result: (id, json) => transport.sendResult(id, json),
-    error: (id, message) => void transport.send({ jsonrpc: '2.0', id, error: { code: -32603, message } }),
-    toSdk: (message) => transport.onmessage?.(message as JSONRPCMessage),
+    error: (id, message) =>
+      void transport.send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message } }),
   };
   transport.fast = {
     take: (message) => fast?.take(current, message, () => reply) ?? false,

@@ -6,6 +6,7 @@ import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelc
 import { envelopeOf } from '../core/jsonrpc-envelope.ts';
 import { type LineSink, LineSplitter, type OversizedLine } from '../core/line-splitter.ts';
 import { checkJsonDepth } from './body.ts';
+import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 
 /**
@@ -109,7 +110,7 @@ export class BatchingStdioTransport implements Transport {
         jsonrpc: '2.0',
         id,
         error: {
-          code: -32600,
+          code: ProtocolErrorCode.InvalidRequest,
           message: `Invalid Request: the message is ${line.bytes} bytes; ${limit}. Send less in one message, or raise the limit.`,
         },
       });
@@ -123,7 +124,7 @@ export class BatchingStdioTransport implements Transport {
     } catch (err) {
       // JSON-RPC's answer to text that is not JSON: -32700, with a null id (no id can be read from it).
       this.refuse(
-        -32700,
+        ProtocolErrorCode.ParseError,
         `Parse error: the line is not valid JSON (${(err as Error).message.slice(0, 200)}); send one JSON-RPC message per line.`,
       );
       return;
@@ -134,9 +135,13 @@ export class BatchingStdioTransport implements Transport {
     if (!depth.ok) {
       const id = requestIdOf(parsed);
       if (id !== undefined)
-        void this.send({ jsonrpc: '2.0', id, error: { code: -32600, message: `Invalid Request: ${depth.message}` } });
+        void this.send({
+          jsonrpc: '2.0',
+          id,
+          error: { code: ProtocolErrorCode.InvalidRequest, message: `Invalid Request: ${depth.message}` },
+        });
       else if (isResponseLike(parsed)) this.onerror?.(new Error(`dropped a response: ${depth.message}`));
-      else this.refuse(-32700, `Parse error: ${depth.message}`);
+      else this.refuse(ProtocolErrorCode.ParseError, `Parse error: ${depth.message}`);
       return;
     }
     if (this.fast?.take(parsed)) return;
@@ -152,7 +157,7 @@ export class BatchingStdioTransport implements Transport {
           jsonrpc: '2.0',
           id,
           error: {
-            code: -32600,
+            code: ProtocolErrorCode.InvalidRequest,
             message:
               typeof method === 'string'
                 ? `Invalid Request: not a valid JSON-RPC 2.0 ${method.slice(0, 80)} request (expected exactly jsonrpc "2.0", an integer or string id, a method and object params).`
@@ -164,7 +169,7 @@ export class BatchingStdioTransport implements Transport {
         this.onerror?.(
           new Error(`dropped a response that is not valid JSON-RPC: ${(err as Error).message.slice(0, 200)}`),
         );
-      else this.refuse(-32600, invalidMessage(parsed));
+      else this.refuse(ProtocolErrorCode.InvalidRequest, invalidMessage(parsed));
       return;
     }
     this.onmessage?.(message);
@@ -172,7 +177,7 @@ export class BatchingStdioTransport implements Transport {
   }
 
   /** Answer a line that names no usable id: JSON-RPC's error with a null id, so no line goes unanswered. */
-  private refuse(code: -32700 | -32600, message: string): void {
+  private refuse(code: ProtocolErrorCode.ParseError | ProtocolErrorCode.InvalidRequest, message: string): void {
     void this.send({ jsonrpc: '2.0', id: null, error: { code, message } });
   }
 

@@ -14,6 +14,7 @@ beforeAll(async () => {
       name: 'm.ask',
       description: 'asks for input unless answered',
       input: z.object({}),
+      interactive: true,
       handle: (_i, ctx) =>
         ctx.mcp?.inputResponses?.x ? 'done' : inputRequired({ x: { method: 'roots/list' } }, 'state-1'),
     }),

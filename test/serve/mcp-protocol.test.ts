@@ -32,6 +32,7 @@ beforeAll(async () => {
       name: 'mrtr.greet',
       description: 'Asks for a name through input_required, then greets; keeps state across the round.',
       input: z.object({}),
+      interactive: true,
       handle: (_input, ctx) => {
         if (ctx.mcp) seen.push(ctx.mcp);
         const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
@@ -46,6 +47,7 @@ beforeAll(async () => {
       name: 'mrtr.other',
       description: 'Another tool that keeps requestState.',
       input: z.object({}),
+      interactive: true,
       handle: (_input, ctx) => (ctx.mcp?.requestState ? 'resumed' : inputRequired({ name: askName }, 'other-state')),
     }),
   );

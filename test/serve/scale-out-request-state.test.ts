@@ -22,6 +22,7 @@ const greet = defineCapability({
   name: 'mrtr.greet',
   description: 'Asks for a name through input_required, then greets; keeps state across the round.',
   input: z.object({}),
+  interactive: true,
   handle: (_input, ctx) => {
     const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
     if (answer?.action === 'accept' && ctx.mcp?.requestState === 'asked-once') return `Hello, ${answer.content?.name}!`;

@@ -349,6 +349,7 @@ export const reconnection = defineCapability({
 
 export const missingCapability = defineCapability({
   name: 'test_missing_capability',
+  interactive: true,
   description: 'Requires the sampling client capability (asks for a completion through input_required).',
   input: none,
   handle: (_input, ctx) => {
@@ -402,6 +403,7 @@ export const triggerPromptChange = defineCapability({
 
 export const mrtrElicitation = defineCapability({
   name: 'test_input_required_result_elicitation',
+  interactive: true,
   description: 'Asks for the caller name through an in-band elicitation request.',
   input: none,
   handle: (_input, ctx) => {
@@ -413,6 +415,7 @@ export const mrtrElicitation = defineCapability({
 
 export const mrtrSampling = defineCapability({
   name: 'test_input_required_result_sampling',
+  interactive: true,
   description: 'Asks for an LLM completion through an in-band sampling request.',
   input: none,
   handle: (_input, ctx) => {
@@ -426,6 +429,7 @@ export const mrtrSampling = defineCapability({
 
 export const mrtrRoots = defineCapability({
   name: 'test_input_required_result_list_roots',
+  interactive: true,
   description: 'Asks for the client roots through an in-band roots/list request.',
   input: none,
   handle: (_input, ctx) => {
@@ -437,6 +441,7 @@ export const mrtrRoots = defineCapability({
 
 export const mrtrRequestState = defineCapability({
   name: 'test_input_required_result_request_state',
+  interactive: true,
   description: 'Round-trips requestState alongside an elicitation request.',
   input: none,
   handle: (_input, ctx) => {
@@ -448,6 +453,7 @@ export const mrtrRequestState = defineCapability({
 
 export const mrtrMultipleInputs = defineCapability({
   name: 'test_input_required_result_multiple_inputs',
+  interactive: true,
   description: 'Asks for elicitation, sampling and roots input in a single round.',
   input: none,
   handle: (_input, ctx) => {
@@ -466,6 +472,7 @@ export const mrtrMultipleInputs = defineCapability({
 
 export const mrtrMultiRound = defineCapability({
   name: 'test_input_required_result_multi_round',
+  interactive: true,
   description: 'Two elicitation rounds with evolving requestState before completing.',
   input: none,
   handle: (_input, ctx) => {
@@ -492,6 +499,7 @@ export const mrtrMultiRound = defineCapability({
 
 export const mrtrTamperedState = defineCapability({
   name: 'test_input_required_result_tampered_state',
+  interactive: true,
   description: 'Its requestState is integrity-protected: a tampered echo is refused before the handler runs.',
   input: none,
   handle: (_input, ctx) => {
@@ -503,6 +511,7 @@ export const mrtrTamperedState = defineCapability({
 
 export const mrtrCapabilities = defineCapability({
   name: 'test_input_required_result_capabilities',
+  interactive: true,
   description: 'Requests only the input kinds the client declared capabilities for.',
   input: none,
   handle: (_input, ctx) => {
