@@ -37,24 +37,6 @@ const ApiProviderSchema = (defaultModel: string) =>
     })
     .strict();
 
-export const AGENTS_DEFAULTS = {
-  default_provider: 'claude-cli' as const,
-  max_tokens: 4096,
-  max_model_calls: 50,
-  turn_timeout_ms: 1_800_000,
-  sync_timeout_ms: 600_000,
-  max_running: 20,
-  max_output_chars: 20_000,
-  builtins: true,
-  shell: true,
-  providers: {
-    'claude-cli': { command: 'claude', permission_mode: 'acceptEdits' as const, env: {} },
-    anthropic: { model: 'claude-sonnet-5' },
-    openai: { model: 'gpt-5.4' },
-    gemini: { model: 'gemini-3.5-flash' },
-  },
-};
-
 /** `[agents]`: sub-agent sessions (see docs/agents.md). */
 export const AgentsSchema = z
   .object({
@@ -78,13 +60,13 @@ export const AgentsSchema = z
     shell: z.boolean().default(true),
     providers: z
       .object({
-        'claude-cli': ClaudeCliProviderSchema.default(AGENTS_DEFAULTS.providers['claude-cli']),
-        anthropic: ApiProviderSchema('claude-sonnet-5').default(AGENTS_DEFAULTS.providers.anthropic),
-        openai: ApiProviderSchema('gpt-5.4').default(AGENTS_DEFAULTS.providers.openai),
-        gemini: ApiProviderSchema('gemini-3.5-flash').default(AGENTS_DEFAULTS.providers.gemini),
+        'claude-cli': ClaudeCliProviderSchema.prefault({}),
+        anthropic: ApiProviderSchema('claude-sonnet-5').prefault({}),
+        openai: ApiProviderSchema('gpt-5.4').prefault({}),
+        gemini: ApiProviderSchema('gemini-3.5-flash').prefault({}),
       })
       .strict()
-      .default(AGENTS_DEFAULTS.providers),
+      .prefault({}),
   })
   .strict();
 

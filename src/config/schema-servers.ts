@@ -109,7 +109,7 @@ const ServerFields = z
     /** How long connecting and listing may take before the server counts as failed (and is retried). */
     startup_timeout_ms: z.number().int().min(1).default(30_000),
     /** Globs over the server's own tool names; deny wins over allow; empty allow means all. */
-    tools: GlobListSchema.default({ allow: [], deny: [] }),
+    tools: GlobListSchema.prefault({}),
     /** Roles that may see and call this server's tools, resources and prompts (empty: everyone). */
     roles: z.array(z.string()).default([]),
     /** A stdio server's longest answer line in bytes; unset: `[stdio] max_message_bytes`. */

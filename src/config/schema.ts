@@ -1,9 +1,10 @@
 // The configuration schema: the single source of truth for what `.switchboard/config.toml` may say.
-// Strict objects: an unknown key is an error that names it. Defaults live here and nowhere else.
+// Strict objects: an unknown key is an error that names it. Defaults live here and nowhere else, each once, on its
+// key: a table's `.prefault({})` parses an absent table as an empty one, so its keys' own defaults fill it.
 // The larger tables have files of their own beside it (schema-servers.ts, schema-agents.ts, schema-auth.ts); this file
 // composes them and re-exports what they define, so importers keep one place to import the configuration from.
 import { z } from 'zod';
-import { AGENTS_DEFAULTS, AgentsSchema } from './schema-agents.ts';
+import { AgentsSchema } from './schema-agents.ts';
 import { OAuthResourceSchema, secureUrl } from './schema-auth.ts';
 import { DEFAULT_MAX_MESSAGE_BYTES, messageBytes, ServerSchema } from './schema-servers.ts';
 
@@ -91,21 +92,6 @@ const ProfilesSchema = z
   )
   .default({});
 
-/** The 2025-era MCP sessions an instance keeps (`[server]`; src/serve/session-capacity.ts). */
-const SESSION_DEFAULTS = {
-  max_sessions: 1000,
-  max_sessions_per_principal: 100,
-  session_idle_timeout_ms: 3_600_000,
-};
-
-export const POLICY_DEFAULTS = {
-  timeout_ms: 30_000,
-  breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
-  max_concurrent_per_principal: 64,
-  capabilities: {},
-  tokens: {},
-};
-
 const PolicySchema = z
   .object({
     /** Default per-call timeout for capabilities that set none. */
@@ -113,7 +99,7 @@ const PolicySchema = z
     /** Default rate limit per principal × capability; absent means unlimited unless a capability sets one. */
     rate_limit: RateLimitSchema.optional(),
     /** Default circuit breaker for every capability. */
-    breaker: BreakerSchema.default(POLICY_DEFAULTS.breaker),
+    breaker: BreakerSchema.prefault({}),
     /** Calls one principal may have running at once, over all transports (excess: RATE_LIMITED). */
     max_concurrent_per_principal: z.number().int().min(1).default(64),
     /** Per-capability overrides, keyed by capability name (`[policy.capabilities."task.create"]`). */
@@ -144,24 +130,19 @@ export const ConfigSchema = z
         /** Items per page of tools/list, resources/list, resources/templates/list and prompts/list. */
         page_size: z.number().int().min(1).max(10_000).default(500),
         /**
-         * 2025-era MCP sessions open at once on this instance. When full, an initialize ends an idle session (one
+         * 2025-era MCP sessions open at once on this instance (src/serve/session-capacity.ts). When full, an initialize ends an idle session (one
          * never used after its initialize first, then the one idle longest) instead of being refused.
          */
-        max_sessions: z.number().int().min(1).max(1_000_000).default(SESSION_DEFAULTS.max_sessions),
+        max_sessions: z.number().int().min(1).max(1_000_000).default(1000),
         /** Sessions one principal may hold at once; beyond it, its own idlest session ends to make room. */
-        max_sessions_per_principal: z
-          .number()
-          .int()
-          .min(1)
-          .max(1_000_000)
-          .default(SESSION_DEFAULTS.max_sessions_per_principal),
+        max_sessions_per_principal: z.number().int().min(1).max(1_000_000).default(100),
         /** A session without a request for this long ends; its client gets 404 and initializes again. */
         session_idle_timeout_ms: z
           .number()
           .int()
           .min(1_000)
           .max(7 * 24 * 3_600_000)
-          .default(SESSION_DEFAULTS.session_idle_timeout_ms),
+          .default(3_600_000),
         /**
          * The first tools/resources/prompts list waits for upstream servers connecting without a cached catalog, each
          * up to its own `startup_timeout_ms`: clients that ignore list_changed (Codex) see only what the first list
@@ -184,15 +165,7 @@ export const ConfigSchema = z
           .optional(),
       })
       .strict()
-      .default({
-        host: '127.0.0.1',
-        port: 7777,
-        max_body_bytes: 4 * 1024 * 1024,
-        page_size: 500,
-        ...SESSION_DEFAULTS,
-        allowed_hosts: [],
-        allowed_origins: [],
-      }),
+      .prefault({}),
     store: z
       .object({
         /** `sqlite`: one file on this machine; `redis`: shared by several instances (docs/scale-out.md). */
@@ -210,13 +183,7 @@ export const ConfigSchema = z
         idempotency_retention_hours: z.number().positive().max(8784).default(24),
       })
       .strict()
-      .default({
-        kind: 'sqlite',
-        path: '.switchboard/state.db',
-        url: 'redis://127.0.0.1:6379',
-        prefix: 'switchboard:',
-        idempotency_retention_hours: 24,
-      }),
+      .prefault({}),
     handlers: z
       .object({
         /** Folders of handler modules (`*.ts`, `*.js`, `*.mjs`), relative to the project directory. */
@@ -225,7 +192,7 @@ export const ConfigSchema = z
         watch: z.boolean().default(true),
       })
       .strict()
-      .default({ paths: ['.switchboard/handlers'], watch: true }),
+      .prefault({}),
     plugins: z
       .object({
         /** Extra plugin folders (a plugin, or a folder of plugins), relative to the project directory. */
@@ -245,8 +212,8 @@ export const ConfigSchema = z
         retention_days: z.number().min(0).default(90),
       })
       .strict()
-      .default({ paths: [], enabled: [], disabled: [], watch: true, claude_code: true, retention_days: 90 }),
-    policy: PolicySchema.default(POLICY_DEFAULTS),
+      .prefault({}),
+    policy: PolicySchema.prefault({}),
     audit: z
       .object({
         /** Write one audit record per call to the store. */
@@ -257,7 +224,7 @@ export const ConfigSchema = z
         max_input_bytes: z.number().int().min(256).max(65_536).default(4096),
       })
       .strict()
-      .default({ enabled: true, retention_days: 30, max_input_bytes: 4096 }),
+      .prefault({}),
     auth: z
       .object({
         /** Accept OAuth access tokens from an identity provider beside Switchboard's own tokens (docs/oauth.md). */
@@ -267,7 +234,7 @@ export const ConfigSchema = z
       // No default: a configuration without [auth] reads back from system.config without a table whose name the
       // redaction masks (`auth`), so get → set round-trips.
       .optional(),
-    expose: ExposeSchema.default({ allow: [], deny: [] }),
+    expose: ExposeSchema.prefault({}),
     /** Named tool sets a client selects by URL (`/mcp/NAME`), token or `serve --profile` (docs/catalog.md#profiles). */
     profiles: ProfilesSchema,
     /** What `tools/list` shows (docs/catalog.md): every tool, or the pinned ones and the catalog's search tools. */
@@ -279,7 +246,7 @@ export const ConfigSchema = z
         pin: z.array(z.string().min(1)).default([]),
       })
       .strict()
-      .default({ exposure: 'full', pin: [] }),
+      .prefault({}),
     /** Upstream MCP servers, aggregated as `server__tool` (user and project scope merge by name; project wins). */
     servers: z
       .array(ServerSchema)
@@ -304,14 +271,14 @@ export const ConfigSchema = z
         test_tools: z.boolean().default(false),
       })
       .strict()
-      .default({ instance_ttl_ms: 30_000, test_tools: false }),
+      .prefault({}),
     events: z
       .object({
         /** How many recent events the store keeps for `switchboard://events` and late subscribers. */
         retain: z.number().int().min(0).default(1000),
       })
       .strict()
-      .default({ retain: 1000 }),
+      .prefault({}),
     scripts: z
       .object({
         /** Serve the script tools and the NL scripts as prompts. */
@@ -330,13 +297,7 @@ export const ConfigSchema = z
         retention_days: z.number().min(0).default(7),
       })
       .strict()
-      .default({
-        enabled: true,
-        step_timeout_ms: 600_000,
-        call_timeout_ms: 1_800_000,
-        max_output_bytes: 1024 * 1024,
-        retention_days: 7,
-      }),
+      .prefault({}),
     stdio: z
       .object({
         /** Roles of the stdio caller; `*` means all roles. */
@@ -345,7 +306,7 @@ export const ConfigSchema = z
         max_message_bytes: messageBytes.default(DEFAULT_MAX_MESSAGE_BYTES),
       })
       .strict()
-      .default({ roles: ['*'], max_message_bytes: DEFAULT_MAX_MESSAGE_BYTES }),
+      .prefault({}),
     workspace: z
       .object({
         /**
@@ -355,9 +316,17 @@ export const ConfigSchema = z
         extra_dirs: z.array(z.string().min(1)).default([]),
       })
       .strict()
-      .default({ extra_dirs: [] }),
-    agents: AgentsSchema.default(AGENTS_DEFAULTS),
+      .prefault({}),
+    agents: AgentsSchema.prefault({}),
   })
   .strict();
 
 export type Config = z.output<typeof ConfigSchema>;
+
+// Registers the whole configuration as the hub's (`ctx.services.config.get()`): core/ names only the fields it reads
+// (KernelConfig) and imports nothing above it (docs/decisions.md, "A kernel at the ground floor").
+declare module '../core/context.ts' {
+  interface HubTypes {
+    config: Config;
+  }
+}

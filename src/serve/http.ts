@@ -1,6 +1,5 @@
 // The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1), the dashboard (/ui)
-// and probes.
-// Loopback only until authentication exists; every route answers through the one pipeline.
+// and probes; every call answers through the one pipeline. Off loopback it binds only with tokens or OAuth to check.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
@@ -13,8 +12,10 @@ import type { Exposure } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { parseJson, readBody } from './body.ts';
 import { createDashboard } from './dashboard/routes.ts';
+import { ProtocolErrorCode, TransportErrorCode } from './jsonrpc-errors.ts';
 import { createMcpHttp } from './mcp-http.ts';
 import { callTool, listTools, openApi, sendError, sendJson, streamEvents } from './rest.ts';
+import { type Route, RouteTable } from './route-table.ts';
 
 const LOOPBACK_HOSTS = ['localhost', '127.0.0.1', '[::1]'];
 
@@ -75,6 +76,100 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   const auth = new HttpAuth(hub.services.store, () => hub.config.get(), opts.exposure, exposed);
   const dashboard = createDashboard(hub, auth, opts.exposure);
 
+  /** Every route, first-listed first (route-table.ts); a path no route matches is a 404 once its caller authenticates. */
+  const routes = new RouteTable([
+    // `/mcp/NAME` is MCP under profile NAME (both HTTP eras), answered as /mcp once the profile is chosen.
+    ...['/mcp', '/mcp/:profile'].map(
+      (path): Route => ({
+        method: 'ALL',
+        path,
+        jsonRpc: true,
+        async handle({ req, res, principal }) {
+          const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
+          if (body === ANSWERED) return;
+          return mcp.handle(req, res, body, principal);
+        },
+      }),
+    ),
+    // Probes answer everyone, any method: load balancers and orchestrators carry no token.
+    { method: 'ALL', path: '/healthz', open: true, handle: ({ res }) => sendJson(res, 200, { status: 'ok' }) },
+    {
+      method: 'ALL',
+      path: '/readyz',
+      open: true,
+      async handle({ res }) {
+        const ok = await hub.services.store.ping().catch(() => false);
+        sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
+      },
+    },
+    // OAuth protected resource metadata (RFC 9728) is public: clients read it to learn where to sign in.
+    ...[METADATA_PATH, MCP_METADATA_PATH].map(
+      (path): Route => ({
+        method: 'ALL',
+        path,
+        open: true,
+        handle({ res }) {
+          if (auth.oauth) return sendJson(res, 200, auth.oauth.metadata(), { 'cache-control': 'max-age=3600' });
+          sendError(res, {
+            code: 'NOT_FOUND',
+            message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
+          });
+        },
+      }),
+    ),
+    // The dashboard's page (data in it only for a caller that needs no token), its ticketed event stream (both under
+    // the same Host/Origin guard) and its API.
+    ...dashboard.routes,
+    // Operator views: every caller's events and the metrics, so only admins (403 for a valid token without it).
+    {
+      method: 'GET',
+      path: '/metrics',
+      admin: true,
+      async handle({ res }) {
+        const text = await hub.metrics.prometheus();
+        res.writeHead(200, { 'content-type': hub.metrics.contentType });
+        res.end(text);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/events',
+      admin: true,
+      handle: ({ req, res, token }) =>
+        streamEvents(hub, req, res, token ? { endOn: (end) => auth.watch(token, () => end(TOKEN_GONE)) } : {}),
+    },
+    {
+      method: 'GET',
+      path: '/v1/tools',
+      handle: async ({ res, principal }) => sendJson(res, 200, await listTools(hub, principal)),
+    },
+    {
+      method: 'GET',
+      path: '/v1/openapi.json',
+      handle: ({ res, principal }) => sendJson(res, 200, openApi(hub, principal), {}, { pretty: true }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/tools/:name',
+      async handle({ req, res, params, principal }) {
+        const body = await readJsonOrAnswer(req, res, maxBody, false);
+        if (body === ANSWERED) return;
+        return callTool(hub, res, req, params.name ?? '', body, principal);
+      },
+    },
+    {
+      method: 'ALL',
+      path: '/v1/tools/:name',
+      handle: ({ res, path }) =>
+        sendJson(
+          res,
+          405,
+          { error: { code: 'INVALID_REQUEST', message: `Use POST ${path} with the input as a JSON body.` } },
+          { allow: 'POST' },
+        ),
+    },
+  ]);
+
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const target = requestTarget(req.url ?? '/');
     if (!target)
@@ -83,38 +178,29 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         message: `The request target '${clip(req.url ?? '')}' is not a path; send a path such as /mcp or /v1/tools.`,
       });
     const path = target.path;
-    // `/mcp/NAME` is MCP under profile NAME (both HTTP eras): routed as /mcp once the profile is chosen.
-    const mcpRoute = MCP_PATH.exec(path);
+    const matched = routes.match(req.method ?? 'GET', path);
+    const route = matched?.route;
+    const params = matched?.params ?? {};
+    // MCP's routes answer refusals in JSON-RPC's shape, every other route in the REST error shape.
+    const jsonRpc = route?.jsonRpc === true;
     const refused = guard(req, target.host);
     if (refused) {
-      // The same refusal in each face's own error shape.
-      if (mcpRoute) return sendJson(res, 403, { jsonrpc: '2.0', error: { code: -32000, message: refused }, id: null });
+      if (jsonRpc)
+        return sendJson(res, 403, {
+          jsonrpc: '2.0',
+          error: { code: TransportErrorCode.Refused, message: refused },
+          id: null,
+        });
       return sendError(res, { code: 'FORBIDDEN', message: refused });
     }
     // The MCP adapters build their URL from the Host header and `req.url`: give them the origin-form.
     req.url = target.originForm;
-    // Probes answer everyone: load balancers and orchestrators carry no token.
-    if (path === '/healthz') return sendJson(res, 200, { status: 'ok' });
-    if (path === '/readyz') {
-      const ok = await hub.services.store.ping().catch(() => false);
-      return sendJson(res, ok ? 200 : 503, { status: ok ? 'ready' : 'not ready', store: hub.services.store.kind });
-    }
-    // OAuth protected resource metadata (RFC 9728) is public: clients read it to learn where to sign in.
-    if (path === METADATA_PATH || path === MCP_METADATA_PATH) {
-      if (auth.oauth) return sendJson(res, 200, auth.oauth.metadata(), { 'cache-control': 'max-age=3600' });
-      return sendError(res, {
-        code: 'NOT_FOUND',
-        message: `${path} is published only when [auth.oauth] is configured; this server takes Switchboard tokens only.`,
-      });
-    }
-    // The dashboard's page (data in it only for a caller that needs no token) and its ticketed event stream, under
-    // the same Host/Origin guard.
-    if (await dashboard.serveOpen(req, res, path)) return;
-    const authn = await auth.authenticate(req, Boolean(mcpRoute));
+    if (route?.open) return route.handle({ req, res, path, params });
+    const authn = await auth.authenticate(req, jsonRpc);
     if (!authn.ok) {
       const headers: Record<string, string> = authn.challenge ? { 'www-authenticate': authn.challenge } : {};
-      if (mcpRoute) {
-        const code = authn.status === 401 ? -32001 : -32000;
+      if (jsonRpc) {
+        const code = authn.status === 401 ? TransportErrorCode.Unauthorized : TransportErrorCode.Refused;
         return sendJson(
           res,
           authn.status,
@@ -129,25 +215,24 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
     try {
       principal = selectProfile(hub.config.get(), authn.principal, {
         ...(authn.profile ? { bound: { name: authn.profile, by: `token '${authn.principal.id}'` } } : {}),
-        ...requestedProfile(mcpRoute?.[1], req.headers[PROFILE_HEADER]),
+        ...requestedProfile(params.profile, req.headers[PROFILE_HEADER]),
       });
     } catch (err) {
       const info = toErrorInfo(err);
-      if (mcpRoute)
+      if (jsonRpc)
         return sendJson(res, httpStatus(info.code), {
           jsonrpc: '2.0',
-          error: { code: -32000, message: info.message },
+          error: { code: TransportErrorCode.Refused, message: info.message },
           id: null,
         });
       return sendError(res, info);
     }
-    if (mcpRoute) {
-      const body = req.method === 'POST' ? await readJsonOrAnswer(req, res, maxBody, true) : undefined;
-      if (body === ANSWERED) return;
-      return mcp.handle(req, res, body, principal);
-    }
-    // Operator views: every caller's events and the metrics, so only admins (403 for a valid token without it).
-    if ((path === '/v1/events' || path === '/metrics') && req.method === 'GET' && !hasRole(principal, ['admin'])) {
+    if (!route)
+      return sendError(res, {
+        code: 'NOT_FOUND',
+        message: `No route ${req.method} ${clip(path)}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.`,
+      });
+    if (route.admin && !hasRole(principal, ['admin'])) {
       const message = `${path} needs the 'admin' role; this token has: ${principal.roles.join(', ') || 'no roles'}.`;
       // An OAuth caller is told which scopes would give the role (RFC 6750 insufficient_scope), to ask for them.
       const scope = principal.kind === 'oauth' ? auth.oauth?.scopesGranting(['admin']).join(' ') : undefined;
@@ -157,36 +242,7 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
           : {};
       return sendJson(res, 403, { error: { code: 'FORBIDDEN', message } }, headers);
     }
-    if (path === '/metrics' && req.method === 'GET') {
-      const text = await hub.metrics.prometheus();
-      res.writeHead(200, { 'content-type': hub.metrics.contentType });
-      return void res.end(text);
-    }
-    if (await dashboard.serve(req, res, path, principal, authn.token)) return;
-    if (path === '/v1/tools' && req.method === 'GET') return sendJson(res, 200, await listTools(hub, principal));
-    if (path === '/v1/openapi.json' && req.method === 'GET')
-      return sendJson(res, 200, openApi(hub, principal), {}, { pretty: true });
-    if (path === '/v1/events' && req.method === 'GET') {
-      const { token } = authn;
-      return streamEvents(hub, req, res, token ? { endOn: (end) => auth.watch(token, () => end(TOKEN_GONE)) } : {});
-    }
-    const m = /^\/v1\/tools\/([^/]+)$/.exec(path);
-    if (m) {
-      if (req.method !== 'POST')
-        return sendJson(
-          res,
-          405,
-          { error: { code: 'INVALID_REQUEST', message: `Use POST ${path} with the input as a JSON body.` } },
-          { allow: 'POST' },
-        );
-      const body = await readJsonOrAnswer(req, res, maxBody, false);
-      if (body === ANSWERED) return;
-      return callTool(hub, res, req, m[1], body, principal);
-    }
-    sendError(res, {
-      code: 'NOT_FOUND',
-      message: `No route ${req.method} ${clip(path)}. Try POST /mcp, GET /v1/tools or GET /v1/openapi.json.`,
-    });
+    return route.handle({ req, res, path, params, principal, ...(authn.token ? { token: authn.token } : {}) });
   }
 
   // In-flight calls, for a graceful stop; long-lived streams (GET /mcp, /v1/events, /v1/ui/events) are not counted.
@@ -242,8 +298,6 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
   };
 }
 
-/** `/mcp`, or `/mcp/NAME`: MCP under profile NAME. */
-const MCP_PATH = /^\/mcp(?:\/([^/]+))?$/;
 /** The header that selects a profile on any route (REST has no /mcp/NAME path). */
 const PROFILE_HEADER = 'switchboard-profile';
 
@@ -277,7 +331,7 @@ async function readJsonOrAnswer(
   } catch (err) {
     const info = toErrorInfo(err);
     if (jsonRpc) {
-      const code = info.code === 'INVALID_REQUEST' ? -32700 : -32600;
+      const code = info.code === 'INVALID_REQUEST' ? ProtocolErrorCode.ParseError : ProtocolErrorCode.InvalidRequest;
       const status = info.code === 'PAYLOAD_TOO_LARGE' ? 413 : 400;
       sendJson(res, status, { jsonrpc: '2.0', error: { code, message: info.message }, id: null });
     } else sendError(res, info);

@@ -8,19 +8,82 @@ describe('loadConfig', () => {
   it('gives every default when no file exists', () => {
     const { dir, env } = project();
     const { config } = loadConfig(dir, env);
-    expect(config.server).toEqual({
-      host: '127.0.0.1',
-      port: 7777,
-      max_body_bytes: 4194304,
-      page_size: 500,
-      max_sessions: 1000,
-      max_sessions_per_principal: 100,
-      session_idle_timeout_ms: 3_600_000,
-      allowed_hosts: [],
-      allowed_origins: [],
+    // The documented defaults (docs/configuration.md), written out: each table is filled by its keys' own defaults.
+    expect(config).toStrictEqual({
+      server: {
+        host: '127.0.0.1',
+        port: 7777,
+        max_body_bytes: 4 * 1024 * 1024,
+        page_size: 500,
+        max_sessions: 1000,
+        max_sessions_per_principal: 100,
+        session_idle_timeout_ms: 3_600_000,
+        allowed_hosts: [],
+        allowed_origins: [],
+      },
+      store: {
+        kind: 'sqlite',
+        path: '.switchboard/state.db',
+        url: 'redis://127.0.0.1:6379',
+        prefix: 'switchboard:',
+        idempotency_retention_hours: 24,
+      },
+      handlers: { paths: ['.switchboard/handlers'], watch: true },
+      plugins: { paths: [], enabled: [], disabled: [], watch: true, claude_code: true, retention_days: 90 },
+      policy: {
+        timeout_ms: 30_000,
+        breaker: { threshold: 5, reset_ms: 30_000, half_open_probes: 1 },
+        max_concurrent_per_principal: 64,
+        capabilities: {},
+        tokens: {},
+      },
+      audit: { enabled: true, retention_days: 30, max_input_bytes: 4096 },
+      expose: { allow: [], deny: [] },
+      profiles: {},
+      catalog: { exposure: 'full', pin: [] },
+      servers: [],
+      system: { instance_ttl_ms: 30_000, test_tools: false },
+      events: { retain: 1000 },
+      scripts: {
+        enabled: true,
+        step_timeout_ms: 600_000,
+        call_timeout_ms: 1_800_000,
+        max_output_bytes: 1024 * 1024,
+        retention_days: 7,
+      },
+      stdio: { roles: ['*'], max_message_bytes: 10 * 1024 * 1024 },
+      workspace: { extra_dirs: [] },
+      agents: {
+        default_provider: 'claude-cli',
+        max_tokens: 4096,
+        max_model_calls: 50,
+        turn_timeout_ms: 1_800_000,
+        sync_timeout_ms: 600_000,
+        max_running: 20,
+        max_output_chars: 20_000,
+        builtins: true,
+        shell: true,
+        providers: {
+          'claude-cli': { command: 'claude', permission_mode: 'acceptEdits', env: {} },
+          anthropic: { model: 'claude-sonnet-5' },
+          openai: { model: 'gpt-5.4' },
+          gemini: { model: 'gemini-3.5-flash' },
+        },
+      },
     });
-    expect(config.stdio.roles).toEqual(['*']);
-    expect(config.servers).toEqual([]);
+  });
+
+  it('fills the keys a table leaves out, and the tables inside it, with their defaults', () => {
+    const { dir, env } = project(
+      '[policy]\ntimeout_ms = 5000\n[agents.providers.openai]\napi_key = "k"\n[[servers]]\nname = "fs"\ncommand = "a"\n',
+    );
+    const { config } = loadConfig(dir, env);
+    expect(config.policy.timeout_ms).toBe(5000);
+    expect(config.policy.breaker).toEqual({ threshold: 5, reset_ms: 30_000, half_open_probes: 1 });
+    expect(config.agents.providers.openai).toEqual({ api_key: 'k', model: 'gpt-5.4' });
+    expect(config.agents.providers.anthropic).toEqual({ model: 'claude-sonnet-5' });
+    expect(config.agents.max_running).toBe(20);
+    expect(config.servers[0].tools).toEqual({ allow: [], deny: [] });
   });
 
   it('lets the project win over the user scope, key by key', () => {
