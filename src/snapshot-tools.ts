@@ -1,7 +1,9 @@
 // The built-in tools whose JSON Schemas the startup snapshot converts while it is built (src/snapshot.ts), so that a
 // start converts only users' handler modules. Tools a hub makes per project (agents, scripts, hooks, upstream's
-// system.servers) are built here with stand-ins for what their handlers use: never called, only their module-level
-// schemas matter. test/core/snapshot-tools.test.ts checks that every built-in tool a hub registers is covered.
+// system.servers) are built here with stand-ins for what their handlers use: never called, only their schemas matter.
+// So those schemas are module constants: the registry keeps one conversion per schema object (src/core/registry.ts),
+// and a schema a hub made anew would be converted again at every start. test/core/snapshot-tools.test.ts checks that
+// every built-in tool a hub registers is covered.
 import type { Capability } from './core/capability.ts';
 import { CATALOG_CAPABILITIES } from './sources/builtin/catalog/index.ts';
 import { SYSTEM_CAPABILITIES } from './sources/builtin/system/index.ts';

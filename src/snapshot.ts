@@ -1,8 +1,8 @@
-// Entry of the V8 startup snapshot (dist/switchboard.blob, built by scripts/build.mjs; docs/decisions.md,
-// "Startup snapshot"). While the snapshot is built, the modules `serve` needs are evaluated once, so a start
-// from the blob skips reading, compiling and running them. On a start, the deserialised main function below
-// runs the CLI as bin/switchboard.js would. The launcher in bin/switchboard.js starts it as
-// `node --snapshot-blob dist/switchboard.blob <dist folder> <arguments…>`.
+// Entry of the V8 startup snapshot (bundled as dist/snapshot.cjs; the blob is built from it into the user's cache:
+// src/cli/snapshot-cache.ts; docs/decisions.md, "Startup snapshot"). While the snapshot is built, the modules `serve`
+// needs are evaluated once, so a start from the blob skips reading, compiling and running them. On a start, the
+// deserialised main function below runs the CLI as bin/switchboard.js would. The launcher in bin/switchboard.js starts
+// it as `node --snapshot-blob <the cached blob> <dist folder> <arguments…>`.
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';

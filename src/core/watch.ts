@@ -75,9 +75,9 @@ class TargetWatcher {
         // Some platforms give no name: then any change may be ours.
         if (name !== null && name !== entry) return;
         // The file changed, or a folder on the way appeared (or went): the target may be new, so it is what changed;
-        // then watch again from the new nearest folder.
-        this.changed(this.target);
-        if (!leaf) void this.restart();
+        // a folder is watched again from the new nearest one first, and reported once that watch is armed.
+        if (leaf) this.changed(this.target);
+        else void this.restart();
       });
     } catch {
       return; // the folder went away between the check and the watch; nothing is there to follow
@@ -96,6 +96,9 @@ class TargetWatcher {
     this.close = async () => {};
     await close();
     await this.start();
+    // Reported only now: nothing is watched between the old watcher's close and the new one's ready (chokidar's first
+    // scan, seconds on a busy machine), so a read made earlier could miss a file written or removed in between.
+    if (!this.stopped) this.changed(this.target);
   }
 }
 

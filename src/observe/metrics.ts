@@ -1,5 +1,5 @@
 // Per-capability call metrics kept in memory: counts, errors, in-flight and a latency window for
-// percentiles. Fed by the pipeline's observer; read by system.metrics (and /metrics later).
+// percentiles. Fed by the pipeline's observer; read by system.metrics (Prometheus /metrics is prometheus.ts).
 import type { CapabilityMetrics, MetricsView } from '../core/context.ts';
 
 const WINDOW = 1024;

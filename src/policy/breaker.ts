@@ -1,5 +1,5 @@
-// Circuit breakers per capability (and later per upstream server): closed → open after `threshold`
-// consecutive execution failures → half-open after `resetMs`, letting a bounded number of probes through.
+// Circuit breakers, one per key (a capability, or `upstream:NAME`): closed → open after `threshold` consecutive
+// execution failures → half-open after `resetMs`, letting a bounded number of probes through.
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
 

@@ -23,10 +23,12 @@ describe('jsonValidator', () => {
   it('reads a schema without $schema in the dialect asked for (2020-12 prefixItems, draft-07 by default)', () => {
     const tuple = { type: 'array', prefixItems: [{ type: 'string' }], items: false };
     const modern = jsonValidator(tuple, '2020-12');
+    expect(modern.ok).toBe(true);
     expect(modern.ok && modern.validate(['a', 'b'])).toBe(false);
     expect(modern.ok && modern.validate(['a'])).toBe(true);
     // Draft-07 has no prefixItems, and `items: false` forbids every item.
     const classic = jsonValidator(tuple);
+    expect(classic.ok).toBe(true);
     expect(classic.ok && classic.validate(['a'])).toBe(false);
   });
 

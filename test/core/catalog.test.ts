@@ -24,6 +24,11 @@ const tool = (name: string, description: string, extra: Partial<Capability> = {}
 });
 
 const names = (hits: { name: string }[]) => hits.map((h) => h.name);
+/** The names a catalog.search call found; the call itself must succeed, or an empty answer would pass for a filtered one. */
+const found = (out: Awaited<ReturnType<TestHub['call']>>): string[] => {
+  expect(out, 'catalog.search failed').toMatchObject({ ok: true });
+  return names((out as { value: { tools: { name: string }[] } }).value.tools);
+};
 
 describe('what a list shows', () => {
   it('full: every visible tool but the catalog tools; search: the pinned ones and the catalog tools', async () => {
@@ -120,9 +125,9 @@ describe('roles and exposure filters', () => {
     hub = await testHub();
     hub.services.registry.add(tool('vault.open', 'Open the vault.', { roles: ['admin'] }));
     const search = await hub.call('catalog.search', { query: 'open the vault' }, agent);
-    expect(search.ok && names((search.value as any).tools)).not.toContain('vault__open');
+    expect(found(search)).not.toContain('vault__open');
     const adminSearch = await hub.call('catalog.search', { query: 'open the vault' }, ADMIN);
-    expect(adminSearch.ok && names((adminSearch.value as any).tools)[0]).toBe('vault__open');
+    expect(found(adminSearch)[0]).toBe('vault__open');
 
     const described = await hub.call('catalog.describe', { name: 'vault__open' }, agent);
     const unknown = await hub.call('catalog.describe', { name: 'vault__nothing' }, agent);
@@ -145,8 +150,8 @@ describe('roles and exposure filters', () => {
     const listed = hub.services.registry.list(narrow).map((e) => e.capability.name);
     expect(listed).toContain('catalog.search');
     expect(listed).not.toContain('system.health');
-    const found = await hub.call('catalog.search', { query: 'hub health', limit: 50 }, narrow);
-    expect(found.ok && names((found.value as any).tools)).not.toContain('system__health');
+    const search = await hub.call('catalog.search', { query: 'hub health', limit: 50 }, narrow);
+    expect(found(search)).not.toContain('system__health');
     const called = await hub.call('catalog.call', { name: 'system.health' }, narrow);
     expect(!called.ok && called.error.code).toBe('NOT_FOUND');
   });

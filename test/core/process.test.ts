@@ -119,12 +119,14 @@ describe('runCommand', () => {
 describe('runCommand limits', () => {
   it('its own timeout kills the whole group and answers 124 promptly', async () => {
     const started = Date.now();
-    const r = await runCommand('sh', ['-c', 'sleep 3 & wait'], {
+    const r = await runCommand('sh', ['-c', 'sleep 60 & wait'], {
       signal: new AbortController().signal,
       timeoutMs: 200,
     });
     expect(r).toMatchObject({ exitCode: 124, timedOut: true });
-    expect(Date.now() - started).toBeLessThan(2000);
+    // Time is the behaviour: the answer comes after the 200 ms timeout, not after the child's 60 s; the bound sits far
+    // from both, so a busy machine cannot cross it.
+    expect(Date.now() - started).toBeLessThan(10_000);
   });
 
   it('cuts output past maxOutputBytes instead of failing', async () => {

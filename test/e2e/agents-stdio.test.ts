@@ -114,7 +114,8 @@ describe('agents over MCP stdio', () => {
       arguments: { session_name: 'quiet', agent_name: 'helper', prompt: 'hush' },
     });
     expect(structured(result)).toMatchObject({ status: 'completed', content: 'quiet answer' });
-    await new Promise((r) => setTimeout(r, 50));
+    // A barrier, not a pause: the server writes in order, so a log it sent for that call arrives before this answer.
+    await client.ping();
     expect(logs.filter((l) => (l as { session?: string }).session === 'quiet')).toEqual([]);
   });
 

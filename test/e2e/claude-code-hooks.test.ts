@@ -1,27 +1,13 @@
 // The real `claude` binary (Claude Code) with `switchboard hook dispatch` as its Stop hook, against a fake model API
 // on 127.0.0.1: a failing plugin check sends the agent back with the output as feedback; a passing one lets it stop.
-import { execFileSync, spawn } from 'node:child_process';
+// The runner and the HAN_FILES case are in claude-code-hooks-cases.ts, shared with test/originals/han.test.ts.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, ROOT } from '../helpers/cli.ts';
+import { BIN } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
-
-/** Every message text of a request, joined: what the model was shown. */
-function promptText(body: any): string {
-  const parts: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') parts.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
-  };
-  walk(body?.messages);
-  return parts.join('\n');
-}
-
-import { pluginProject, writeFiles, writePlugin } from '../helpers/plugins.ts';
-
-const CLAUDE = join(ROOT, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe');
+import { pluginProject, writePlugin } from '../helpers/plugins.ts';
+import { claude, dispatchOn, promptText, stopCheckGetsEditedFiles } from './claude-code-hooks-cases.ts';
 
 let api: FakeAnthropic | undefined;
 afterEach(async () => {
@@ -42,51 +28,6 @@ function project(command: string): { root: string; home: string } {
     JSON.stringify({ hooks: { Stop: [{ hooks: [{ type: 'command', command: dispatch }] }] } }),
   );
   return { root, home };
-}
-
-/** Run `claude -p` in the project against the fake API; resolves with its exit code and JSON result. */
-function claude(
-  root: string,
-  home: string,
-  url: string,
-  extraArgs: string[] = [],
-): Promise<{ code: number | null; result: any; stderr: string }> {
-  const child = spawn(CLAUDE, ['-p', 'finish the work', '--output-format', 'json', ...extraArgs], {
-    cwd: root,
-    env: {
-      PATH: process.env.PATH ?? '',
-      HOME: home,
-      ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-      ANTHROPIC_BASE_URL: url,
-      DISABLE_TELEMETRY: '1',
-      DISABLE_AUTOUPDATER: '1',
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      SWITCHBOARD_HOME: join(home, '.switchboard'),
-      SWITCHBOARD_LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d) => {
-    stdout += d;
-  });
-  child.stderr.on('data', (d) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((resolve) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      let result: any;
-      try {
-        result = JSON.parse(stdout);
-      } catch {
-        result = stdout;
-      }
-      resolve({ code, result, stderr });
-    }),
-  );
 }
 
 describe('Claude Code with switchboard hook dispatch as its Stop hook', () => {
@@ -119,64 +60,13 @@ describe('Claude Code with switchboard hook dispatch as its Stop hook', () => {
   });
 });
 
-/** Claude Code settings whose `event` hooks run `switchboard hook dispatch` (with a tool matcher for tool events). */
-function dispatchOn(root: string, event: string, matcher?: string): void {
-  const dispatch = `"${process.execPath}" "${BIN}" hook dispatch`;
-  writeFiles(root, {
-    '.claude/settings.json': JSON.stringify({
-      hooks: { [event]: [{ ...(matcher ? { matcher } : {}), hooks: [{ type: 'command', command: dispatch }] }] },
-    }),
-  });
-}
-
 /** Our own plugins in Han's format (test/fixtures/han-format); Han's own: test/originals/han.test.ts. */
 const HAN_FORMAT = resolve(import.meta.dirname, '../fixtures/han-format/marketplace/plugins');
 
 describe("Han's plugins under Claude Code, through switchboard hook dispatch", () => {
   it('gives a han-plugin.yml Stop check only the files the session edited as ${HAN_FILES}', async () => {
-    const root = pluginProject();
-    const home = join(root, '.home');
-    mkdirSync(home, { recursive: true });
-    writeFiles(root, {
-      'story.txt': 'once upon a time\n',
-      'other.txt': 'left alone\n',
-      '.gitignore': '.home/\n.switchboard/\n.claude/\n',
-      '.switchboard/config.toml': `[plugins]\npaths = ["${join(HAN_FORMAT, 'patterns/commit-often')}"]\n`,
-    });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
-    git('init', '-q');
-    git('add', '.');
-    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
-    // Uncommitted before the session began: not the session's business, and Han would not name it.
-    writeFileSync(join(root, 'other.txt'), 'changed by someone else\n');
-    dispatchOn(root, 'Stop');
-    api = await startFakeAnthropic({
-      replies: [
-        { content: [{ type: 'tool_use', name: 'Read', input: { file_path: join(root, 'story.txt') } }] },
-        {
-          content: [
-            {
-              type: 'tool_use',
-              name: 'Edit',
-              input: { file_path: join(root, 'story.txt'), old_string: 'once', new_string: 'twice' },
-            },
-          ],
-        },
-        'Done.',
-      ],
-      fallback: 'Done.',
-    });
-    const run = await claude(root, home, api.url, ['--permission-mode', 'acceptEdits']);
-    expect(run.code).toBe(0);
-    expect(readFileSync(join(root, 'story.txt'), 'utf8')).toBe('twice upon a time\n');
-    const feedback = api
-      .messages()
-      .map((m) => promptText(m.body))
-      .find((t) => t.includes('Stop hook feedback'));
     // commit-often's pending.sh lists the files it was given that git has not committed.
-    expect(feedback).toContain('Edited in this session and not committed yet:');
-    expect(feedback).toContain('  * story.txt');
-    expect(feedback).not.toContain('other.txt');
+    await stopCheckGetsEditedFiles(join(HAN_FORMAT, 'patterns/commit-often'), 'commit_often__pending');
   });
 
   it('denies a tool when a PreToolUse hook exits 2, with its stderr as the reason; exit 1 does not', async () => {

@@ -52,8 +52,8 @@ describe('output for programs and for people', () => {
     expect((await json(['token', 'list']))[0]).toMatchObject({ name: 'ci', roles: ['agent'] });
     expect((await json(['audit']))[0]).toMatchObject({ capability: 'task.create', outcome: 'ok' });
     expect((await json(['tools', 'list'])).map((t: { name: string }) => t.name)).toContain('task__create');
-    expect(await json(['agents', 'list'])).toBeDefined();
-    expect(await json(['sessions', 'list'])).toBeDefined();
+    expect(await json(['agents', 'list'])).toMatchObject({ total: 0, agents: [], broken: [] });
+    expect(await json(['sessions', 'list'])).toEqual({ total: 0, sessions: [] });
   });
 });
 

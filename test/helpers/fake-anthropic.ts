@@ -62,6 +62,8 @@ export interface FakeAnthropic {
   enqueue(...replies: FakeReply[]): void;
   /** Replace the responder (undefined: back to the queue). */
   respond(fn: Responder | undefined): void;
+  /** Requests whose client hung up before the (delayed) answer: a cancel reached the wire. */
+  hungUp(): number;
   close(): Promise<void>;
 }
 
@@ -188,6 +190,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
   let responder = opts.respond;
   const requests: RecordedRequest[] = [];
   let scriptedCount = 0;
+  let hungUp = 0;
 
   const server: Server = createServer(async (req, res) => {
     const raw = await readBody(req);
@@ -232,7 +235,10 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       const next = queue.length ? queue.shift() : undefined;
       reply = normalise(next ?? (responder ? await responder(record, index) : (opts.fallback ?? 'ok')));
     }
-    if (reply.delayMs && !(await delayReply(res, reply.delayMs))) return;
+    if (reply.delayMs && !(await delayReply(res, reply.delayMs))) {
+      hungUp++;
+      return;
+    }
     if (reply.error) {
       json(res, reply.error.status, {
         type: 'error',
@@ -256,6 +262,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
     respond: (fn) => {
       responder = fn;
     },
+    hungUp: () => hungUp,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

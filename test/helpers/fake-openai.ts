@@ -35,6 +35,8 @@ export interface FakeOpenAI {
   completions(): RecordedChatRequest[];
   enqueue(...replies: FakeChatReply[]): void;
   respond(fn: ChatResponder | undefined): void;
+  /** Requests whose client hung up before the (delayed) answer: a cancel reached the wire. */
+  hungUp(): number;
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function startFakeOpenAI(
   let responder = opts.respond;
   const requests: RecordedChatRequest[] = [];
   let index = 0;
+  let hungUp = 0;
   const server: Server = createServer(async (req, res: ServerResponse) => {
     const raw = await readBody(req);
     let body: any;
@@ -79,7 +82,10 @@ export async function startFakeOpenAI(
     const i = index++;
     const next = queue.length ? queue.shift() : undefined;
     const reply = normalise(next ?? (responder ? await responder(record, i) : (opts.fallback ?? 'ok')));
-    if (reply.delayMs && !(await delayReply(res, reply.delayMs))) return;
+    if (reply.delayMs && !(await delayReply(res, reply.delayMs))) {
+      hungUp++;
+      return;
+    }
     if (reply.error) {
       res
         .writeHead(reply.error.status, { 'content-type': 'application/json' })
@@ -165,6 +171,7 @@ export async function startFakeOpenAI(
     respond: (fn) => {
       responder = fn;
     },
+    hungUp: () => hungUp,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

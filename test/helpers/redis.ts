@@ -6,6 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
+import type { StoreClock } from '../../src/store/records/instances.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { type HttpServerProcess, tempProject } from './cli.ts';
 
@@ -17,8 +18,11 @@ export function testPrefix(): string {
 }
 
 /** Open a store on a fresh prefix; `drop` deletes its keys (SCAN + UNLINK) and closes it. */
-export async function openTestStore(url = REDIS_URL): Promise<RedisStore & { drop(): Promise<void> }> {
-  const store = await RedisStore.open({ url, prefix: testPrefix() });
+export async function openTestStore(
+  url = REDIS_URL,
+  { now }: { now?: StoreClock } = {},
+): Promise<RedisStore & { drop(): Promise<void> }> {
+  const store = await RedisStore.open({ url, prefix: testPrefix(), now });
   return Object.assign(store, {
     /** Delete the prefix's keys on a connection of its own (the store itself may be closed already). */
     async drop() {

@@ -2,29 +2,27 @@
 // uses for its bun plugin, applied by the hub as Han applies them and read as they are; its git-storytelling
 // `event: Stop` hook matched on SubagentStop too; its marketplace.json and plugins installed by the real `claude`
 // binary and served without a [plugins] paths entry; and git-storytelling's Stop check under Claude Code getting only
-// the files the session edited. The same behaviours on our own files in Han's format:
-// test/sources/plugins/han-settings.test.ts, test/sources/plugins/dispatch-events.test.ts, test/e2e/han-files.test.ts
-// and test/e2e/claude-code-hooks.test.ts.
+// the files the session edited. The cases shared with our own files in Han's format are written once in
+// test/sources/plugins/han-override-cases.ts, test/e2e/han-files-cases.ts and test/e2e/claude-code-hooks-cases.ts;
+// those files and test/sources/plugins/dispatch-events.test.ts run them on ours.
 //
 // Han's hook scripts are its code and are not in ../shared: a test that runs a Han plugin copies the plugin into a
 // temporary folder and writes a script of our own at the path its manifest names (hanMarketplace).
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/core/pipeline.ts';
+import { afterEach, describe, expect, it } from 'vitest';
 import { discoverPlugins } from '../../src/sources/plugins/discover.ts';
 import { matchingHooks } from '../../src/sources/plugins/dispatch.ts';
 import { parseHanYml, parseLegacyHanConfig } from '../../src/sources/plugins/han-settings.ts';
-import { BIN, childEnv, ROOT } from '../helpers/cli.ts';
-import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { stopCheckGetsEditedFiles } from '../e2e/claude-code-hooks-cases.ts';
+import { type HanMarketplace, hanMarketplaceCases } from '../e2e/han-files-cases.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { original } from '../helpers/originals.ts';
 import { pluginProject, writeFiles } from '../helpers/plugins.ts';
+import { type HanMonorepo, hanOverrideCases } from '../sources/plugins/han-override-cases.ts';
 
 const HAN = original('han');
-const CLAUDE = join(ROOT, 'node_modules/@anthropic-ai/claude-code/bin/claude.exe');
 
 /** Our commit check in Han's format (its contract: the files to check as arguments, exit 2 listing the uncommitted). */
 const PENDING_SH = resolve(
@@ -58,12 +56,9 @@ function hanMarketplace(): string {
 }
 
 let hub: TestHub | undefined;
-let api: FakeAnthropic | undefined;
 afterEach(async () => {
   await hub?.close();
   hub = undefined;
-  await api?.close();
-  api = undefined;
 });
 
 describe("Han's per-directory overrides, from Han's own monorepo", () => {
@@ -85,9 +80,6 @@ describe("Han's per-directory overrides, from Han's own monorepo", () => {
     return root;
   }
 
-  const text = (out: Outcome) => (out.ok && out.raw ? String(out.raw.content[0].text) : JSON.stringify(out));
-  const dirs = (out: Outcome) => (out.ok ? (out.value as any).directories : undefined);
-
   async function start(root: string): Promise<TestHub> {
     // A HOME without a ~/.claude, and a PATH without bun: the scripts then take their "not installed" branches.
     hub = await testHub({ cwd: root, env: { HOME: join(root, '.home'), PATH: '/usr/bin:/bin' } });
@@ -95,59 +87,16 @@ describe("Han's per-directory overrides, from Han's own monorepo", () => {
     return hub;
   }
 
-  it('skips the directory whose han.yml disables the hook, and runs the command a han-config.yml sets', async () => {
-    const h = await start(hanMonorepo());
-    const build = await h.call('bun__build', { cache: false });
-    expect(dirs(build)).toEqual([
-      expect.objectContaining({ directory: 'packages/han', ok: false }),
-      expect.objectContaining({
-        directory: 'packages/browse-client',
-        ok: true,
-        skipped: 'disabled by packages/browse-client/han.yml (plugins.bun.hooks.build.enabled: false)',
-      }),
-    ]);
-    // packages/han/han-config.yml says `bun: build: command: bun scripts/build-bundle.js`; bun is not on PATH.
-    expect(text(build)).toContain('[Command from packages/han/han-config.yml: bun scripts/build-bundle.js]');
-    expect(text(build)).toContain('⏭️ packages/browse-client: not run, disabled by packages/browse-client/han.yml');
+  const HANS: HanMonorepo = {
+    root: hanMonorepo,
+    start,
+    plugin: 'bun',
+    disabledIn: 'packages/browse-client',
+    // packages/han/han-config.yml says `bun: build: command: bun scripts/build-bundle.js`.
+    replaced: { in: 'packages/han', command: 'bun scripts/build-bundle.js' },
+  };
 
-    // bun test has no override in packages/han: the manifest's command (our test.sh) runs there, and passes: no bun.
-    const test = await h.call('bun__test', { cache: false });
-    expect(dirs(test)).toEqual([
-      expect.objectContaining({ directory: 'packages/browse-client', skipped: expect.stringMatching(/^disabled by/) }),
-      expect.objectContaining({ directory: 'packages/han', ok: true, exitCode: 0 }),
-    ]);
-  });
-
-  it('names the file, the key and what to do for every key it cannot use', async () => {
-    const root = hanMonorepo();
-    writeFileSync(
-      join(root, 'packages/han/han.yml'),
-      [
-        'memory: { enabled: false }',
-        'plugins:',
-        '  bun:',
-        '    test: { enabled: false }', // the layout of Han's JSON schema, which Han itself does not read
-        '    hooks:',
-        '      build: { enabled: nope, idle_timeout: 5, before_all: make gen, retries: 3 }',
-      ].join('\n'),
-    );
-    const h = await start(root);
-    const out = await h.call('bun__build', { cache: false });
-    const file = join(root, 'packages/han/han.yml');
-    expect(text(out)).toContain(`⚠️ ${file}: memory: configures Han itself; Switchboard has no such setting`);
-    expect(text(out)).toContain(
-      'plugins.bun.test: hook overrides belong under plugins.bun.hooks.test (Han reads them only there); move it',
-    );
-    expect(text(out)).toContain('plugins.bun.hooks.build.enabled: wrong type: enabled must be true or false');
-    expect(text(out)).toContain("plugins.bun.hooks.build.before_all: Han's before_all is not supported");
-    expect(text(out)).toContain(
-      "plugins.bun.hooks.build.retries: unknown key 'retries' is ignored; a hook override takes enabled, command, if_changed, idle_timeout",
-    );
-    // packages/han/han.yml now exists, so (as in Han) its han-config.yml is no longer read: the manifest's command
-    // runs (and passes without bun, where the replaced one fails).
-    expect(text(out)).not.toContain('build-bundle.js');
-    expect(dirs(out)).toContainEqual(expect.objectContaining({ directory: 'packages/han', ok: true, exitCode: 0 }));
-  });
+  hanOverrideCases(HANS);
 
   it("reads Han's own files as they are", () => {
     expect(parseHanYml(readFileSync(join(HAN, 'overrides/.claude/han.yml'), 'utf8'))).toEqual({
@@ -184,191 +133,26 @@ describe('events a hook runs on', () => {
   });
 });
 
-/** Claude Code's environment for a throwaway HOME: no network beyond what a local marketplace needs. */
-const claudeEnv = (home: string) => ({
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  DISABLE_TELEMETRY: '1',
-  DISABLE_AUTOUPDATER: '1',
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-});
-
 describe("Han's marketplace installed by Claude Code", () => {
-  let home: string;
-  let root: string;
-
-  beforeAll(() => {
-    root = pluginProject();
-    home = join(root, '.home');
-    mkdirSync(home, { recursive: true });
-    const claude = (...args: string[]) =>
-      execFileSync(CLAUDE, args, { cwd: root, env: claudeEnv(home), encoding: 'utf8', timeout: 60_000 });
-    claude('plugin', 'marketplace', 'add', hanMarketplace());
+  const hans: HanMarketplace = {
+    folder: hanMarketplace,
+    name: 'han',
     // Han's relay plugin under its old name, as Han's own installer used to enable it; bun for this project only.
-    claude('plugin', 'install', 'jutsu-relay@han');
-    claude('plugin', 'install', 'git-storytelling@han');
-    claude('plugin', 'install', 'bun@han', '--scope', 'project');
-  }, 120_000);
-
-  const discover = (claudeCode: boolean) =>
-    discoverPlugins({ projectDir: root, env: { HOME: home }, paths: [], enabled: [], disabled: [], claudeCode });
-
-  it("are found through Claude Code's own files, named as Han names them", () => {
-    const d = discover(true);
-    expect(d.notices).toEqual([]);
-    expect(d.plugins.map((p) => [p.name, p.scope, p.format])).toEqual([
-      ['jutsu-relay', 'claude-code', 'han'],
-      ['git-storytelling', 'claude-code', 'han'],
-      ['bun', 'claude-code', 'han'],
-    ]);
-    // Installed copies in Claude Code's cache (…/cache/han/jutsu-relay/1.3.0), not the marketplace's folder.
-    expect(d.plugins[0].dir).toBe(join(home, '.claude/plugins/cache/han/jutsu-relay/1.3.0'));
-    // Han's tip names Han's tool (`jutsu_relay_compile`); shown here it names Switchboard's.
-    const compile = d.plugins[0].hooks[0];
-    expect(compile.tool).toBe('jutsu_relay__compile');
-    expect(compile.spec.tip).toBe('Use the `jutsu_relay__compile` MCP tool before marking complete.');
-  });
-
-  it('follow a local false, and name every entry it cannot use with the file and the key', () => {
-    writeFiles(root, {
-      '.claude/settings.local.json': JSON.stringify({
-        enabledPlugins: { 'git-storytelling@han': false, 'typescript@han': true, relay: true },
-      }),
-    });
-    try {
-      const d = discover(true);
-      expect(d.plugins.map((p) => p.name)).toEqual(['jutsu-relay', 'bun']);
-      const local = join(root, '.claude/settings.local.json');
-      expect(d.notices).toEqual([
-        {
-          file: local,
-          issues: [
-            {
-              field: 'enabledPlugins.relay',
-              message: 'expected a "plugin@marketplace" key (e.g. "relay@han"); this entry is ignored',
-            },
-          ],
-        },
-        {
-          file: local,
-          issues: [
-            {
-              field: 'enabledPlugins.typescript@han',
-              message: expect.stringContaining('Claude Code enables typescript@han, but its folder was not found'),
-            },
-          ],
-        },
-      ]);
-      expect(d.notices[1].issues[0].message).toContain('Run `claude plugin install typescript@han`');
-      // `[plugins] claude_code = false` (here: the option off) loads none of them.
-      expect(discover(false).plugins).toEqual([]);
-    } finally {
-      writeFileSync(join(root, '.claude/settings.local.json'), '{}');
-    }
-  });
-
-  it('serve their hooks from the hub with no [plugins] paths entry', () => {
-    const r = spawnSync(process.execPath, [BIN, '--cwd', root, 'tools', 'list', '--json'], {
-      env: childEnv(root, { HOME: home }),
-      encoding: 'utf8',
-      timeout: 30_000,
-    });
-    expect(r.status).toBe(0);
-    const tools = JSON.parse(r.stdout) as { name: string; description: string }[];
-    expect(tools.map((t) => t.name)).toEqual(
-      expect.arrayContaining(['jutsu_relay__compile', 'git_storytelling__check_commits', 'bun__build', 'bun__test']),
-    );
-    const compile = tools.find((t) => t.name === 'jutsu_relay__compile');
-    expect(compile?.description).toContain('Tip: Use the `jutsu_relay__compile` MCP tool before marking complete.');
-  });
-});
-
-/** Every message text of a request, joined: what the model was shown. */
-function promptText(body: any): string {
-  const parts: string[] = [];
-  const walk = (v: unknown) => {
-    if (typeof v === 'string') parts.push(v);
-    else if (Array.isArray(v)) v.forEach(walk);
-    else if (v && typeof v === 'object') for (const x of Object.values(v)) walk(x);
-  };
-  walk(body?.messages);
-  return parts.join('\n');
-}
-
-/** `claude -p` in the project against the fake API (acceptEdits); resolves with its exit code. */
-function runClaude(root: string, home: string, url: string): Promise<number | null> {
-  const child = spawn(
-    CLAUDE,
-    ['-p', 'finish the work', '--output-format', 'json', '--permission-mode', 'acceptEdits'],
-    {
-      cwd: root,
-      env: {
-        ...claudeEnv(home),
-        ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
-        ANTHROPIC_BASE_URL: url,
-        SWITCHBOARD_HOME: join(home, '.switchboard'),
-        SWITCHBOARD_LOG_LEVEL: 'warn',
-      },
-      stdio: 'ignore',
+    renamed: {
+      old: 'relay',
+      version: '1.3.0',
+      tip: 'Use the `jutsu_relay__compile` MCP tool before marking complete.',
     },
-  );
-  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-  return new Promise((ok) =>
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      ok(code);
-    }),
-  );
-}
+    user: { name: 'git-storytelling', tool: 'git_storytelling__check_commits' },
+    project: 'bun',
+  };
+  hanMarketplaceCases(hans);
+});
 
 describe("Han's git-storytelling under Claude Code, through switchboard hook dispatch", () => {
   it('gets only the files the session edited as ${HAN_FILES}', async () => {
-    const root = pluginProject();
-    const home = join(root, '.home');
-    mkdirSync(home, { recursive: true });
     // Han's manifest runs `bash "${CLAUDE_PLUGIN_ROOT}/scripts/check-commits.sh" ${HAN_FILES}`: our script there.
     const plugin = join(hanMarketplace(), 'plugins/patterns/git-storytelling');
-    const dispatch = `"${process.execPath}" "${BIN}" hook dispatch`;
-    writeFiles(root, {
-      'story.txt': 'once upon a time\n',
-      'other.txt': 'left alone\n',
-      '.gitignore': '.home/\n.switchboard/\n.claude/\n',
-      '.switchboard/config.toml': `[plugins]\npaths = ["${plugin}"]\n`,
-      '.claude/settings.json': JSON.stringify({
-        hooks: { Stop: [{ hooks: [{ type: 'command', command: dispatch }] }] },
-      }),
-    });
-    const git = (...args: string[]) => execFileSync('git', args, { cwd: root, stdio: 'ignore' });
-    git('init', '-q');
-    git('add', '.');
-    git('-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'start');
-    // Uncommitted before the session began: not the session's business, and Han would not name it.
-    writeFileSync(join(root, 'other.txt'), 'changed by someone else\n');
-    api = await startFakeAnthropic({
-      replies: [
-        { content: [{ type: 'tool_use', name: 'Read', input: { file_path: join(root, 'story.txt') } }] },
-        {
-          content: [
-            {
-              type: 'tool_use',
-              name: 'Edit',
-              input: { file_path: join(root, 'story.txt'), old_string: 'once', new_string: 'twice' },
-            },
-          ],
-        },
-        'Done.',
-      ],
-      fallback: 'Done.',
-    });
-    expect(await runClaude(root, home, api.url)).toBe(0);
-    expect(readFileSync(join(root, 'story.txt'), 'utf8')).toBe('twice upon a time\n');
-    const feedback = api
-      .messages()
-      .map((m) => promptText(m.body))
-      .find((t) => t.includes('Stop hook feedback'));
-    expect(feedback).toContain('git_storytelling__check_commits');
-    expect(feedback).toContain('Edited in this session and not committed yet:');
-    expect(feedback).toContain('  * story.txt');
-    expect(feedback).not.toContain('other.txt');
+    await stopCheckGetsEditedFiles(plugin, 'git_storytelling__check_commits');
   });
 });

@@ -1,17 +1,18 @@
 // mekara's own data files, read from ../shared/originals/mekara: its NL scripts listed and run from a project's
 // `.mekara/scripts`, and its two cassettes — mcp-nested.yaml replayed (with our compiled scripts that yield the steps
 // it records, test/fixtures/mekara-format/mcp-nested-replay) or refused when it differs or is malformed, naming the
-// entry and field, and write-bundled.yaml refused. Our own mekara-format files are tested in
+// entry and field, and write-bundled.yaml refused. The cassette cases are written once in
+// test/sources/scripts/mekara-cassette-cases.ts, and run on our own mekara-format files in
 // test/sources/scripts/mekara.test.ts.
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { original } from '../helpers/originals.ts';
-import { replayCassetteFile } from '../helpers/vcr.ts';
 import { type ToolAnswer, tool } from '../sources/scripts/helpers.ts';
+import { mekaraCassetteCases } from '../sources/scripts/mekara-cassette-cases.ts';
 
 const REPLAY_SCRIPTS = join(import.meta.dirname, '../fixtures/mekara-format/mcp-nested-replay');
 const env = { ...process.env, SWITCHBOARD_HOME: join(tmpdir(), 'switchboard-mekara-nohome') };
@@ -110,99 +111,16 @@ describe("mekara's cassettes", () => {
     return dir;
   }
 
-  function copy(mutate: (data: any) => void): string {
-    const file = join(tempDir('switchboard-mekara-cassette-'), 'cassette.yaml');
-    const data = parse(readFileSync(nested(), 'utf8'));
-    mutate(data);
-    writeFileSync(file, stringify(data));
-    return file;
-  }
-
-  async function failure(file: string, project = replayProject()): Promise<Error> {
-    try {
-      await replayCassetteFile(file, project, env);
-    } catch (err) {
-      return err as Error;
-    }
-    throw new Error('the replay succeeded, but a failure was expected');
-  }
-
-  it("replays mcp-nested.yaml through our Python scripts and mekara's NL script without running a step", async () => {
-    const project = replayProject();
-    rmSync(RESULT_FILE, { force: true });
-    expect(await replayCassetteFile(nested(), project, env)).toEqual({ calls: 6, events: 17 });
-    expect(existsSync(RESULT_FILE)).toBe(false);
-  });
-
-  it('fails when a recorded auto step differs from what the script does', async () => {
-    const file = copy((d) => {
-      d.events[1].inputs.action = 'shuf -i 1-10 -n 1';
-    });
-    const err = await failure(file);
-    expect(err.message).toContain('VCR replay mismatch at event 2 of a mekara cassette');
-    expect(err.message).toContain('Expected: auto_step shell "shuf -i 1-10 -n 1"');
-    expect(err.message).toContain('Actual: auto_step shell "shuf -i 1-100 -n 1"');
-  });
-
-  it('fails when mekara says something else is pending, or elsewhere on the stack', async () => {
-    const moved = copy((d) => {
-      d.events[2].output = d.events[2].output.replace(
-        'test:nested[0] > test:random[1]',
-        'test:nested[0] > test:random[2]',
-      );
-    });
-    expect((await failure(moved)).message).toContain(
-      "mekara's stack is `test:nested[0] > test:random[2]`; Switchboard's is `test:nested[0] > test:random[1]`",
-    );
-    const ended = copy((d) => {
-      d.events[2].output = d.events[16].output; // mekara's "all steps completed" answer, one call too early
-    });
-    expect((await failure(ended)).message).toContain(
-      "mekara's output shows a pending finished state; Switchboard's is llm",
-    );
-  });
-
-  it('keeps a recorded 0.0 a float: the script echoes 0.0 as it did when recorded', async () => {
-    const file = copy((d) => {
-      d.events[9].result.value = 0; // what a JSON reader would make of 0.0
-      d.events[9].inputs.kwargs.number = 0;
-    });
-    const err = await failure(file);
-    expect(err.message).toContain('Expected: auto_step call "_double_or_nothing" kwargs={"number":0}');
-    expect(err.message).toContain('Actual: auto_step call "_double_or_nothing" kwargs={"number":{"$float":0}}');
-  });
-
-  it("refuses write-bundled.yaml: mekara's own package files, naming the entry and field", async () => {
-    const err = await failure(original('mekara', 'cassettes', 'write-bundled.yaml'), mekaraNlProject());
-    expect(err).toMatchObject({ code: 'INVALID_INPUT' });
-    expect(err.message).toContain("write-bundled.yaml: event 1 (mcp_tool_input), field 'tool'");
-    expect(err.message).toContain("write_bundled copies mekara's own bundled scripts");
-    expect(err.message).toContain('but it is "write_bundled"');
-  });
-
-  it('answers a malformed entry with INVALID_INPUT naming the event and the field', async () => {
-    const project = replayProject();
-    const cases: [(d: any) => void, string][] = [
-      [
-        (d) => delete d.events[1].result.exit_code,
-        "event 2 (auto_step), field 'result.exit_code': expected an integer, but it is missing",
-      ],
-      [
-        (d) => (d.events[1].result.type = 'boom'),
-        "event 2 (auto_step), field 'result.type': expected shell, call or exception",
-      ],
-      [(d) => (d.events[1].inputs = 'x'), "event 2 (auto_step), field 'inputs': expected a mapping"],
-      [
-        (d) => (d.events[3].tool = 'resume'),
-        "event 4 (mcp_tool_input), field 'tool': expected one of mekara's run tools",
-      ],
-      [(d) => (d.events[2].output = 7), "event 3 (mcp_tool_output), field 'output': expected a string, but it is 7"],
-      [(d) => (d.events[5] = null), "event 6, field '(the event)': expected a mapping with a type"],
-    ];
-    for (const [mutate, message] of cases) {
-      const err = await failure(copy(mutate), project);
-      expect(err).toMatchObject({ code: 'INVALID_INPUT' });
-      expect(err.message).toContain(message);
-    }
+  mekaraCassetteCases({
+    file: nested(),
+    project: replayProject,
+    env,
+    written: RESULT_FILE,
+    step: { recorded: 'shuf -i 1-10 -n 1', actual: 'shuf -i 1-100 -n 1' },
+    stacks: { stack: 'test:nested[0] > test:random[1]', moved: 'test:nested[0] > test:random[2]' },
+    // mekara's "all steps completed" answer, one call too early.
+    finished: (d) => d.events[16].output,
+    float: { call: '_double_or_nothing', kwarg: 'number' },
+    writeBundled: { file: original('mekara', 'cassettes', 'write-bundled.yaml'), project: mekaraNlProject },
   });
 });

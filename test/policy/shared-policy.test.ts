@@ -41,6 +41,7 @@ describe('SharedPolicy', () => {
     expect((await b.admit('p', 'c', rate, BREAKER)).ok).toBe(true);
     const refused = await a.admit('p', 'c', rate, BREAKER);
     expect(refused).toMatchObject({ ok: false, scope: 'rate' });
+    // Time is the behaviour (a refill): at least 150 ms; a slower machine only refills more, never less.
     await sleep(150);
     expect((await b.admit('p', 'c', rate, BREAKER)).ok).toBe(true);
   });
@@ -56,6 +57,7 @@ describe('SharedPolicy', () => {
     expect(await b.admit('p', 'demo.flaky', undefined, BREAKER)).toMatchObject({ ok: false, scope: 'breaker' });
     expect(b.all()['demo.flaky'].state).toBe('open');
     expect(a.all()['demo.flaky']).toMatchObject({ state: 'open', failures: 3, opens: 1 });
+    // Time is the behaviour (the circuit's reset): a longer pause on a busy machine still finds it half-open.
     await sleep(BREAKER.resetMs + 50);
     // Half-open: one probe in total, whichever instance asks first.
     const first = await a.admit('p', 'demo.flaky', undefined, BREAKER);

@@ -1,5 +1,5 @@
 // The Store contract suite: every Store implementation (SQLite, Redis, …) must pass it unchanged.
-// It uses only the Store interface — no SQL, no keys, no timing beyond real leases — so it pins behaviour, not storage.
+// It uses only the Store interface — no SQL, no keys; leases run on a clock it moves — so it pins behaviour, not storage.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { HubEvent } from '../../src/core/context.ts';
 import type {
@@ -10,7 +10,10 @@ import type {
   TaskFilter,
   TaskStatus,
 } from '../../src/store/contract.ts';
+import type { StoreClock } from '../../src/store/records/instances.ts';
 
+// A few real ms between two writes whose times the store stamps itself (tasks, script runs: not the moved clock)
+// must differ; a longer wait on a slow machine only makes them differ more.
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The list order every store must produce: priority desc, then creation time, then id. */
@@ -18,19 +21,32 @@ function byListOrder(a: Task, b: Task): number {
   return b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 }
 
+/** A clock the suite moves: leases end when it says, not after a real wait (it starts at the real time). */
+function movableClock(): { now: StoreClock; advance(ms: number): void } {
+  let offset = 0;
+  return {
+    now: () => Date.now() + offset,
+    advance: (ms) => {
+      offset += ms;
+    },
+  };
+}
+
 /**
- * Define the contract suite for one Store implementation. `make` returns a fresh, empty, open store per test;
- * the suite closes it afterwards.
+ * Define the contract suite for one Store implementation. `make` returns a fresh, empty, open store per test, whose
+ * instance leases follow `clock.now`; the suite closes it afterwards.
  *
  * @example
- * storeContract('sqlite', async () => SqliteStore.open(join(dir, `${randomUUID()}.db`)));
+ * storeContract('sqlite', async (clock) => SqliteStore.open(join(dir, `${randomUUID()}.db`), clock));
  */
-export function storeContract(name: string, make: () => Promise<Store>): void {
+export function storeContract(name: string, make: (clock: { now: StoreClock }) => Promise<Store>): void {
   describe(`Store contract: ${name}`, () => {
     let store: Store;
+    let clock: ReturnType<typeof movableClock>;
 
     beforeEach(async () => {
-      store = await make();
+      clock = movableClock();
+      store = await make(clock);
     });
     afterEach(async () => {
       await store.close();
@@ -560,7 +576,7 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
 
     describe('instances', () => {
       it('registers an instance with a lease of ttlMs', async () => {
-        const before = Date.now();
+        const before = clock.now();
         const inst = await store.instances.register('w1', ['coder'], 60_000);
         expect(inst).toEqual({
           id: 'w1',
@@ -570,13 +586,13 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
           expiresAt: expect.any(Number),
         });
         expect(inst.expiresAt).toBeGreaterThanOrEqual(before + 60_000);
-        expect(inst.expiresAt).toBeLessThanOrEqual(Date.now() + 60_000);
+        expect(inst.expiresAt).toBeLessThanOrEqual(clock.now() + 60_000);
         expect(await store.instances.get('w1')).toEqual(inst);
       });
 
       it('registering again refreshes the lease, replaces roles and keeps registeredAt', async () => {
         const first = await store.instances.register('w1', ['coder'], 1_000);
-        await sleep(5);
+        clock.advance(5);
         const again = await store.instances.register('w1', ['reviewer', 'admin'], 60_000);
         expect(again.roles).toEqual(['reviewer', 'admin']);
         expect(again.registeredAt).toBe(first.registeredAt);
@@ -587,7 +603,7 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
 
       it('heartbeat extends a live lease', async () => {
         const inst = await store.instances.register('w1', [], 1_000);
-        await sleep(5);
+        clock.advance(5);
         const beat = await store.instances.heartbeat('w1', 60_000);
         expect(beat).toMatchObject({ id: 'w1', registeredAt: inst.registeredAt });
         expect(beat!.expiresAt).toBeGreaterThan(inst.expiresAt);
@@ -602,16 +618,16 @@ export function storeContract(name: string, make: () => Promise<Store>): void {
 
       it('heartbeat after the lease ended answers undefined, even before expire() ran', async () => {
         await store.instances.register('w1', [], 1);
-        await sleep(20);
+        clock.advance(20);
         expect(await store.instances.heartbeat('w1', 60_000)).toBeUndefined();
         // The stale record is still visible to get() until expire() removes it; callers compare expiresAt.
         const stale = await store.instances.get('w1');
-        expect(stale && stale.expiresAt < Date.now()).toBe(true);
+        expect(stale && stale.expiresAt < clock.now()).toBe(true);
       });
 
       it('a new registration after the lease ended starts a new registeredAt', async () => {
         const first = await store.instances.register('w1', [], 1);
-        await sleep(20);
+        clock.advance(20);
         const again = await store.instances.register('w1', [], 60_000);
         expect(again.registeredAt > first.registeredAt).toBe(true);
       });

@@ -4,6 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { openTestStore, PrivateRedis, REDIS_URL, testPrefix } from '../helpers/redis.ts';
+import { until } from '../helpers/until.ts';
 import { agentSessionContract, sessionMeta } from './agent-sessions-contract.ts';
 import { storeContract } from './contract.ts';
 
@@ -12,8 +13,8 @@ afterAll(async () => {
   for (const s of opened.splice(0)) await s.drop();
 });
 
-storeContract('redis', async () => {
-  const store = await openTestStore();
+storeContract('redis', async (clock) => {
+  const store = await openTestStore(REDIS_URL, clock);
   opened.push(store);
   // The suite closes the store; dropping its keys needs a connection of its own.
   return store;
@@ -28,7 +29,9 @@ agentSessionContract('redis', async () => {
       const current = await store.agentSessions.lockOwner(name);
       if (current) await store.agentSessions.unlock(name, current.owner);
       await store.agentSessions.lock(name, owner, 1);
-      await new Promise((r) => setTimeout(r, 5));
+      await until(async () => (await store.agentSessions.lockOwner(name))?.alive === false, {
+        what: 'the 1 ms turn lock to run out',
+      });
     },
     close: () => store.drop(),
   };

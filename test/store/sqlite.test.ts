@@ -15,8 +15,8 @@ const dir = mkdtempSync(join(tmpdir(), 'switchboard-sqlite-'));
 const dbFile = () => join(dir, `${randomUUID()}.db`);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-storeContract('sqlite (file)', async () => SqliteStore.open(dbFile()));
-storeContract('sqlite (:memory:)', async () => SqliteStore.open(':memory:'));
+storeContract('sqlite (file)', async (clock) => SqliteStore.open(dbFile(), clock));
+storeContract('sqlite (:memory:)', async (clock) => SqliteStore.open(':memory:', clock));
 
 /** The two audit records the upgrade tests store the old way, as a query returns them (newest first). */
 const OLD_RECORDS = lineSegmentRecords.map((r, i) => ({ seq: i + 1, ...r })).reverse();

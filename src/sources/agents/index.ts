@@ -74,10 +74,7 @@ function reportFeatures(services: Services, rt: AgentRuntime): void {
 const openMcpTools: McpToolOpener = async (servers, opts) =>
   (await import('./mcp-tools.ts')).openMcpTools(servers, opts);
 
-/**
- * The agents source's tools. Their schemas are module constants, so the startup snapshot holds their JSON Schemas
- * (src/snapshot.ts registers this list once while it is built) and a start does not convert them again.
- */
+/** The agents source's tools; their schemas are module constants (why: src/snapshot-tools.ts). */
 export function agentCapabilities(rt: AgentRuntime): Capability[] {
   return [
     agentList,

@@ -12,7 +12,7 @@ import type { HookDeciders } from './shared.ts';
 import { hookTodoWrite } from './todo-write.ts';
 import { hookUserPrompt } from './user-prompt.ts';
 
-/** The hook tools. Their schemas are module constants, converted once while the startup snapshot is built. */
+/** The hook tools; their schemas are module constants (why: src/snapshot-tools.ts). */
 export function hookTools(deciders: HookDeciders): Capability[] {
   return [hookPreTool, hookPostTool, hookUserPrompt, hookTodoWrite].map(
     (make) => make(deciders) as unknown as Capability,

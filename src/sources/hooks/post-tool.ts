@@ -17,7 +17,7 @@ export const AfterToolOutput = z.object({
   ...Verdict,
 });
 
-// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+// Module constants (why: src/snapshot-tools.ts).
 const PostToolInput = z
   .strictObject({
     tool: z.string().min(1).describe("The tool that ran, by the agent's name for it."),

@@ -13,7 +13,7 @@ import {
   Verdict,
 } from './shared.ts';
 
-// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+// Module constants (why: src/snapshot-tools.ts).
 const PreToolInput = z
   .strictObject({
     tool: z.string().min(1).describe("The tool the agent is about to call, by the agent's name for it."),

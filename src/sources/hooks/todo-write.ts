@@ -12,7 +12,7 @@ const Todo = z.looseObject({
   activeForm: z.string().min(1).optional(),
 });
 
-// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+// Module constants (why: src/snapshot-tools.ts).
 const TodoWriteInput = z.strictObject({
   todos: z.array(Todo).describe('The list as written: content, status (pending, in_progress, completed), activeForm.'),
   previousTodos: z.array(Todo).optional().describe("The list before, for the caller's records."),

@@ -6,7 +6,7 @@ import { defineCapability } from '../../core/capability.ts';
 import { userPromptSubmit } from '../scripts/hooks.ts';
 import { agentEvent, HOOK_CALLER_FIELDS, HOOK_TOOL_POLICY, type HookDeciders, pluginVerdict } from './shared.ts';
 
-// Module constants: the startup snapshot holds their JSON Schemas (src/snapshot.ts), a hub does not convert them.
+// Module constants (why: src/snapshot-tools.ts).
 const UserPromptInput = z.strictObject({
   prompt: z.string().min(1).describe('The prompt as the user typed it.'),
   context: z.looseObject({}).optional().describe("Anything about the prompt, for the caller's records."),

@@ -40,10 +40,7 @@ async function recorderFor(file: string, projectDir: string, logger: Logger): Pr
 
 const CHILD_ENV_KEYS = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TERM', 'TMPDIR', 'USER', 'SHELL'];
 
-/**
- * The scripts source's tools. Their schemas are module constants, so the startup snapshot holds their JSON Schemas
- * (src/snapshot.ts registers this list once while it is built) and a start does not convert them again.
- */
+/** The scripts source's tools; their schemas are module constants (why: src/snapshot-tools.ts). */
 export function scriptCapabilities(deps: ScriptDeps): Capability[] {
   return [
     scriptStart(deps),

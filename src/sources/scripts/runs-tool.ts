@@ -39,7 +39,7 @@ function stepOf(entry: ScriptEvent): Record<string, unknown> {
   }
 }
 
-// A module constant: the startup snapshot holds its JSON Schema (src/snapshot.ts), a hub does not convert it.
+// A module constant (why: src/snapshot-tools.ts).
 const RunsInput = z.strictObject({
   run_id: z
     .string()

@@ -16,7 +16,7 @@ export interface ServerControl {
 
 const ACTIONS = ['list', 'restart', 'disable', 'enable'] as const;
 
-// A module constant: the startup snapshot holds its JSON Schema (src/snapshot.ts), a hub does not convert it.
+// A module constant (why: src/snapshot-tools.ts).
 const ServersInput = z.strictObject({
   action: z.enum(ACTIONS).default('list').describe('list, restart, disable or enable.'),
   name: z.string().min(1).max(128).optional().describe('The server to act on (required except for list).'),

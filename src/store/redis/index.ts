@@ -21,6 +21,7 @@ import type {
   TokenStore,
 } from '../contract.ts';
 import { describe, invalid } from '../records/common.ts';
+import { readClock, type StoreClock } from '../records/instances.ts';
 import { AUDIT_SCRIPTS, type AuditScripts, RedisAudit } from './audit.ts';
 import { newRedisClient, RedisGuard, safeRedisUrl } from './connection.ts';
 import { RedisDocuments } from './documents.ts';
@@ -69,6 +70,8 @@ export interface RedisStoreOptions {
   prefix: string;
   /** How long to wait for the first connection before giving up (ms). */
   connectTimeoutMs?: number;
+  /** The clock instance leases are measured by (default Date.now; tests move it instead of waiting). */
+  now?: StoreClock;
 }
 
 /**
@@ -102,11 +105,12 @@ export class RedisStore implements Store {
     readonly client: Client,
     readonly url: string,
     readonly prefix: string,
+    now: StoreClock,
   ) {
     this.guard = new RedisGuard(client, url);
     const io = <T>(fn: () => Promise<T>) => this.guard.io(fn);
     this.tasks = new RedisTasks(client, prefix, io);
-    this.instances = new RedisInstances(client, prefix, io);
+    this.instances = new RedisInstances(client, prefix, io, now);
     this.events = new RedisEvents(client, prefix, io);
     this.tokens = new RedisTokens(client, prefix, io);
     this.audit = new RedisAudit(client, prefix, io);
@@ -150,7 +154,7 @@ export class RedisStore implements Store {
     } finally {
       client.off('error', onError);
     }
-    return new RedisStore(client, opts.url, opts.prefix);
+    return new RedisStore(client, opts.url, opts.prefix, opts.now ?? readClock);
   }
 
   /**

@@ -3,7 +3,7 @@
 import type { Redis } from 'ioredis';
 import type { Instance, InstanceStore } from '../contract.ts';
 import { check } from '../records/common.ts';
-import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
+import { checkRegistration, epochMs, leaseMs, readClock, type StoreClock } from '../records/instances.ts';
 import { replies } from './connection.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 
@@ -39,6 +39,7 @@ export class RedisInstances implements InstanceStore {
     private readonly r: Client,
     private readonly P: string,
     private readonly io: Io,
+    private readonly now: StoreClock = readClock,
   ) {}
 
   private get expiry() {
@@ -47,7 +48,7 @@ export class RedisInstances implements InstanceStore {
 
   async register(id: string, roles: string[], ttlMs: number): Promise<Instance> {
     const { ttlMs: ttl } = checkRegistration(id, roles, ttlMs);
-    const nowMs = Date.now();
+    const nowMs = this.now();
     const reply = await this.io(() =>
       this.r.sbInstanceRegister(
         `${this.P}instance:${id}`,
@@ -65,7 +66,7 @@ export class RedisInstances implements InstanceStore {
   async heartbeat(id: string, ttlMs: number): Promise<Instance | undefined> {
     const ttl = check(leaseMs, ttlMs, 'ttlMs');
     if (typeof id !== 'string') return undefined;
-    const nowMs = Date.now();
+    const nowMs = this.now();
     const reply = await this.io(() =>
       this.r.sbInstanceHeartbeat(
         `${this.P}instance:${id}`,

@@ -15,6 +15,7 @@ import type {
   TaskStore,
   TokenStore,
 } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/instances.ts';
 import { SqliteAudit } from './audit.ts';
 import { configure, type Db, openDatabase, type Statement } from './connection.ts';
 import { SqliteDocuments } from './documents.ts';
@@ -56,12 +57,13 @@ export class SqliteStore implements Store {
   private constructor(
     private readonly db: Db,
     readonly file: string,
+    now: StoreClock,
   ) {
     const live = () => {
       if (!db.open) throw new SwitchboardError('UNAVAILABLE', `The SQLite store ${file} is closed.`);
     };
     this.tasks = new SqliteTasks(db, live);
-    this.instances = new SqliteInstances(db, live);
+    this.instances = new SqliteInstances(db, live, now);
     this.events = new SqliteEvents(db, live);
     this.tokens = new SqliteTokens(db, live);
     this.audit = new SqliteAudit(db, live, file);
@@ -72,13 +74,16 @@ export class SqliteStore implements Store {
     this.pingStmt = db.prepare('SELECT 1 AS ok');
   }
 
-  /** Open (creating and migrating when needed) the store at `file`; `':memory:'` for a private in-memory store. */
-  static open(file: string): SqliteStore {
+  /**
+   * Open (creating and migrating when needed) the store at `file`; `':memory:'` for a private in-memory store.
+   * `now` is the clock instance leases are measured by (tests move it instead of waiting for a lease to end).
+   */
+  static open(file: string, { now = readClock }: { now?: StoreClock } = {}): SqliteStore {
     const db = openDatabase(file);
     try {
       configure(db);
       migrate(db, file);
-      return new SqliteStore(db, file);
+      return new SqliteStore(db, file, now);
     } catch (err) {
       db.close();
       throw err;

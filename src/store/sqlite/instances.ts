@@ -1,7 +1,7 @@
 // Hub instances and their leases in the SQLite store.
 import type { Instance, InstanceStore } from '../contract.ts';
 import { check } from '../records/common.ts';
-import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
+import { checkRegistration, epochMs, leaseMs, readClock, type StoreClock } from '../records/instances.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface InstanceRow {
@@ -32,6 +32,7 @@ export class SqliteInstances implements InstanceStore {
   constructor(
     db: Db,
     private readonly live: () => void,
+    private readonly now: StoreClock = readClock,
   ) {
     // Registering again refreshes the lease and replaces roles; registeredAt survives unless the old lease had
     // already ended (then it is a new registration that merely reuses the id).
@@ -58,7 +59,7 @@ export class SqliteInstances implements InstanceStore {
   async register(id: string, roles: string[], ttlMs: number): Promise<Instance> {
     this.live();
     const { ttlMs: ttl } = checkRegistration(id, roles, ttlMs);
-    const nowMs = Date.now();
+    const nowMs = this.now();
     const row = this.upsert.get({
       id,
       roles: JSON.stringify(roles),
@@ -73,7 +74,7 @@ export class SqliteInstances implements InstanceStore {
     this.live();
     const ttl = check(leaseMs, ttlMs, 'ttlMs');
     if (typeof id !== 'string') return undefined;
-    const nowMs = Date.now();
+    const nowMs = this.now();
     const row = this.touch.get({ id, now: new Date(nowMs).toISOString(), nowMs, expiresAt: nowMs + ttl }) as
       | InstanceRow
       | undefined;

@@ -1,18 +1,88 @@
-// The gemini provider through the pipeline: @google/genai against the fake Gemini API on loopback, with the
-// history as Gemini contents (functionCall / functionResponse), callback and built-in tools, structured output
-// (Meerkat's wrapper form), usage and cancellation.
+// The gemini provider through the pipeline: @google/genai against the fake Gemini API on loopback. The behaviour
+// every API provider shares is the contract (provider-contract.ts); here are the adapter that reads the Gemini API
+// for it, and what is that API's own: the history as Gemini contents (functionCall / functionResponse, thought
+// signatures), the model in the path, and calls Gemini gives no id.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeGemini, startFakeGemini } from '../../helpers/fake-gemini.ts';
+import {
+  type FakeGemini,
+  type FakeGeminiReply,
+  type RecordedGeminiRequest,
+  startFakeGemini,
+} from '../../helpers/fake-gemini.ts';
 import type { TestHub } from '../../helpers/hub.ts';
-import { until } from '../../helpers/until.ts';
 import { agentHub } from './agent-hub.ts';
+import { type ModelCall, providerContract, type ScriptedReply, type Turn } from './provider-contract.ts';
 
-let api: FakeGemini | undefined;
-let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
+function toFakeReply(reply: ScriptedReply): FakeGeminiReply {
+  if (typeof reply === 'string') return reply;
+  return {
+    ...(reply.text ? { text: reply.text } : {}),
+    ...(reply.calls
+      ? { function_calls: reply.calls.map((c) => ({ name: c.name, args: c.args, ...(c.id ? { id: c.id } : {}) })) }
+      : {}),
+    ...(reply.usage
+      ? { usage: { promptTokenCount: reply.usage.input, candidatesTokenCount: reply.usage.output } }
+      : {}),
+    ...(reply.delayMs ? { delayMs: reply.delayMs } : {}),
+    ...(reply.error ? { error: reply.error } : {}),
+  };
+}
+
+/** The text parts of a content (or a plain string), joined by newlines. */
+function textOf(content: any): string {
+  if (typeof content === 'string') return content;
+  return (content?.parts ?? [])
+    .filter((p: { text?: string }) => typeof p.text === 'string')
+    .map((p: { text: string }) => p.text)
+    .join('\n');
+}
+
+function turnOf(content: { role: string; parts: any[] }): Turn {
+  return {
+    role: content.role === 'model' ? 'assistant' : 'user',
+    text: textOf(content),
+    calls: content.parts
+      .filter((p) => p.functionCall)
+      .map(({ functionCall: { id, name, args } }) => ({ id, name, args })),
+    results: content.parts
+      .filter((p) => p.functionResponse)
+      .map((p) => ({
+        id: p.functionResponse.id,
+        content: p.functionResponse.response.output ?? p.functionResponse.response.error,
+      })),
+  };
+}
+
+function modelCallOf(req: RecordedGeminiRequest): ModelCall {
+  const { body, headers } = req;
+  return {
+    model: /\/models\/([^/:]+):/.exec(req.path)?.[1] ?? '',
+    maxTokens: body.generationConfig?.maxOutputTokens,
+    system: textOf(body.systemInstruction),
+    apiKey: String(headers['x-goog-api-key'] ?? ''),
+    tools: (body.tools ?? []).flatMap((t: { functionDeclarations?: { name: string }[] }) =>
+      (t.functionDeclarations ?? []).map((d) => d.name),
+    ),
+    conversation: body.contents.map(turnOf),
+  };
+}
+
+providerContract({
+  name: 'gemini',
+  keyVariable: 'GEMINI_API_KEY',
+  hubOptions: (url) => ({ gemini: url }),
+  async start(opts = {}) {
+    const fake = await startFakeGemini({
+      replies: opts.replies?.map(toFakeReply),
+      ...(opts.fallback ? { fallback: toFakeReply(opts.fallback) } : {}),
+    });
+    return {
+      url: fake.url,
+      calls: () => fake.generations().map(modelCallOf),
+      hungUp: fake.hungUp,
+      close: fake.close,
+    };
+  },
 });
 
 const LOOKUP = {
@@ -21,11 +91,17 @@ const LOOKUP = {
   input_schema: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
 };
 
-describe('gemini provider', () => {
-  it('start → result with the system prompt, model, max_tokens, key and usage', async () => {
-    api = await startFakeGemini({
-      replies: [{ text: 'Hello from Gemini', usage: { promptTokenCount: 12, candidatesTokenCount: 4 } }],
-    });
+describe('gemini provider: the Gemini API wire format', () => {
+  let api: FakeGemini | undefined;
+  let hub: TestHub | undefined;
+  afterEach(async () => {
+    await hub?.close();
+    await api?.close();
+    hub = api = undefined;
+  });
+
+  it('the first request streams from the model in the path, with the system instruction and maxOutputTokens', async () => {
+    api = await startFakeGemini({ replies: ['Hello from Gemini'] });
     hub = await agentHub({
       gemini: api.url,
       agents: {
@@ -35,18 +111,7 @@ describe('gemini provider', () => {
         },
       },
     });
-    const result = await hub.value('agent.start', {
-      session_name: 'g1',
-      agent_name: 'g',
-      prompt: 'hi',
-      max_tokens: 77,
-    });
-    expect(result).toMatchObject({
-      status: 'completed',
-      content: 'Hello from Gemini',
-      usage: { input_tokens: 12, output_tokens: 4 },
-      turns: 1,
-    });
+    await hub.value('agent.start', { session_name: 'g1', agent_name: 'g', prompt: 'hi', max_tokens: 77 });
     const [call] = api.generations();
     expect(call.path).toBe('/v1beta/models/gemini-test:streamGenerateContent');
     expect(call.query).toBe('alt=sse');
@@ -54,17 +119,6 @@ describe('gemini provider', () => {
     expect(call.body.contents).toEqual([{ role: 'user', parts: [{ text: 'hi' }] }]);
     expect(JSON.stringify(call.body.systemInstruction)).toContain('Be brief.');
     expect(call.body.generationConfig.maxOutputTokens).toBe(77);
-  });
-
-  it('base_url, api_key and model from [agents.providers.gemini] reach the endpoint', async () => {
-    api = await startFakeGemini({ replies: ['configured'] });
-    hub = await agentHub({
-      config: `[agents]\ndefault_provider = "gemini"\n[agents.providers.gemini]\nbase_url = "${api.url}"\napi_key = "from-config"\nmodel = "gemini-config"`,
-    });
-    const result = await hub.value('agent.start', { session_name: 'cfg', prompt: 'x' });
-    expect(result.content).toBe('configured');
-    expect(api.generations()[0].headers['x-goog-api-key']).toBe('from-config');
-    expect(api.generations()[0].path).toBe('/v1beta/models/gemini-config:streamGenerateContent');
   });
 
   it('a callback tool round trip: functionCall pauses the turn, tool_results go back as functionResponse', async () => {
@@ -116,7 +170,7 @@ describe('gemini provider', () => {
     expect(third.at(-1)).toEqual({ role: 'user', parts: [{ text: 'What did I ask?' }] });
   });
 
-  it("runs Switchboard's own tools in its loop (the task board), and names a call Gemini gave no id", async () => {
+  it('names a call Gemini gave no id (a built-in task board call here), and answers it under that id', async () => {
     api = await startFakeGemini({
       replies: [
         { function_calls: [{ name: 'task__create', args: { text: 'Written by Gemini', priority: 60 } }] },
@@ -137,62 +191,5 @@ describe('gemini provider', () => {
     expect(id).toMatch(/^call_/);
     expect(answer.parts[0].functionResponse).toMatchObject({ id, name: 'task__create' });
     expect(answer.parts[0].functionResponse.response.output).toContain('Written by Gemini');
-  });
-
-  // Meerkat's own wrapper example goes through the same in test/originals/meerkat.test.ts.
-  it("structured output in Meerkat's wrapper form: the inner schema is what the answer is checked against", async () => {
-    const wrapper = {
-      schema: { type: 'object', properties: { verdict: { type: 'boolean' } }, required: ['verdict'] },
-      name: 'review-verdict',
-      strict: true,
-      compat: 'strict',
-      format: 'meerkat_v1',
-    };
-    api = await startFakeGemini({ replies: ['{"verdict": "yes"}', '{"verdict": true}'] });
-    hub = await agentHub({ gemini: api.url });
-    const result = await hub.value('agent.start', {
-      session_name: 'g4',
-      provider: 'gemini',
-      prompt: 'answer',
-      output_schema: wrapper,
-    });
-    expect(result).toMatchObject({
-      status: 'completed',
-      structured_output: { verdict: true },
-      schema_warnings: null,
-      turns: 2,
-    });
-    const system = JSON.stringify(api.generations()[0].body.systemInstruction);
-    expect(system).toContain('(review-verdict)');
-    expect(system).not.toContain('meerkat_v1');
-    expect(JSON.stringify(api.generations()[1].body.contents)).toContain('/verdict must be boolean');
-  });
-
-  it('cancel stops a running turn (the request is dropped); the session resumes afterwards', async () => {
-    api = await startFakeGemini({ replies: [{ text: 'never', delayMs: 30_000 }, 'back again'] });
-    hub = await agentHub({ gemini: api.url });
-    await hub.value('agent.start', { session_name: 'gc', provider: 'gemini', prompt: 'p', async: true });
-    await until(() => api!.generations().length === 1);
-    expect(await hub.value('agent.cancel', { session_name: 'gc' })).toMatchObject({
-      cancelled: true,
-      status: 'cancelled',
-    });
-    await until(() => api!.hungUp() === 1, { what: 'the request to be dropped' });
-    expect((await hub.value('agent.resume', { session_name: 'gc', prompt: 'go' })).content).toBe('back again');
-  });
-
-  it('an API error fails the turn with the reason; missing configuration names GEMINI_API_KEY and the setting', async () => {
-    api = await startFakeGemini({ replies: [{ error: { status: 400, message: 'model not found: gemini-nope' } }] });
-    hub = await agentHub({ gemini: api.url });
-    const failed = await hub.call('agent.start', { session_name: 'ge', provider: 'gemini', prompt: 'p' });
-    expect(failed.ok && failed.raw?.isError).toBe(true);
-    expect(JSON.stringify(failed.ok && failed.raw)).toContain('model not found: gemini-nope');
-    await hub.close();
-    hub = await agentHub({});
-    const out = await hub.call('agent.start', { session_name: 'nokey', provider: 'gemini', prompt: 'x' });
-    expect(!out.ok && out.error).toMatchObject({
-      code: 'INVALID_INPUT',
-      message: expect.stringMatching(/GEMINI_API_KEY.*\[agents\.providers\.gemini\]/),
-    });
   });
 });

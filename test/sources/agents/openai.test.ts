@@ -1,23 +1,105 @@
-// The openai provider through the pipeline: the `openai` package against the fake chat-completions endpoint,
-// with the history converted to chat messages (tool calls and `tool` results) and callback tools.
+// The openai provider through the pipeline: the `openai` package against the fake chat-completions endpoint. The
+// behaviour every API provider shares is the contract (provider-contract.ts); here are the adapter that reads chat
+// completions for it, and what is that API's own: the history converted to chat messages (tool calls and `tool`
+// results), the system prompt as the first message, streaming.
 import { afterEach, describe, expect, it } from 'vitest';
-import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai.ts';
+import { toChatMessages } from '../../../src/sources/agents/providers/openai.ts';
+import {
+  type FakeChatReply,
+  type FakeOpenAI,
+  type RecordedChatRequest,
+  startFakeOpenAI,
+} from '../../helpers/fake-openai.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
+import { type ModelCall, providerContract, type ScriptedReply, type Turn } from './provider-contract.ts';
 
-let api: FakeOpenAI | undefined;
-let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
+function toFakeReply(reply: ScriptedReply): FakeChatReply {
+  if (typeof reply === 'string') return reply;
+  return {
+    ...(reply.text ? { content: reply.text } : {}),
+    ...(reply.calls
+      ? { tool_calls: reply.calls.map((c) => ({ name: c.name, arguments: c.args, ...(c.id ? { id: c.id } : {}) })) }
+      : {}),
+    ...(reply.usage ? { usage: { prompt_tokens: reply.usage.input, completion_tokens: reply.usage.output } } : {}),
+    ...(reply.delayMs ? { delayMs: reply.delayMs } : {}),
+    ...(reply.error ? { error: reply.error } : {}),
+  };
+}
+
+/**
+ * Chat messages as neutral turns: the system message is left out, and `tool` messages with the user message after
+ * them are one user turn (the provider writes one neutral user message that way).
+ */
+function conversationOf(messages: any[]): Turn[] {
+  const turns: Turn[] = [];
+  for (const m of messages) {
+    if (m.role === 'system') continue;
+    if (m.role === 'assistant') {
+      turns.push({
+        role: 'assistant',
+        text: m.content ?? '',
+        calls: (m.tool_calls ?? []).map((c: any) => ({
+          id: c.id,
+          name: c.function.name,
+          args: JSON.parse(c.function.arguments),
+        })),
+        results: [],
+      });
+      continue;
+    }
+    let last = turns.at(-1);
+    if (last?.role !== 'user' || last.text) {
+      last = { role: 'user', text: '', calls: [], results: [] };
+      turns.push(last);
+    }
+    if (m.role === 'tool') last.results.push({ id: m.tool_call_id, content: m.content });
+    else last.text = m.content;
+  }
+  return turns;
+}
+
+function modelCallOf(req: RecordedChatRequest): ModelCall {
+  const { body, headers } = req;
+  return {
+    model: body.model,
+    maxTokens: body.max_tokens,
+    system: body.messages.find((m: { role: string }) => m.role === 'system')?.content ?? '',
+    apiKey: String(headers.authorization ?? '').replace(/^Bearer /, ''),
+    tools: (body.tools ?? []).map((t: { function: { name: string } }) => t.function.name),
+    conversation: conversationOf(body.messages),
+  };
+}
+
+providerContract({
+  name: 'openai',
+  keyVariable: 'OPENAI_API_KEY',
+  hubOptions: (url) => ({ openai: url }),
+  async start(opts = {}) {
+    const fake = await startFakeOpenAI({
+      replies: opts.replies?.map(toFakeReply),
+      ...(opts.fallback ? { fallback: toFakeReply(opts.fallback) } : {}),
+    });
+    return {
+      url: fake.url,
+      calls: () => fake.completions().map(modelCallOf),
+      hungUp: fake.hungUp,
+      close: fake.close,
+    };
+  },
 });
 
-describe('openai provider', () => {
-  it('start → result with the system prompt, model, max_tokens and usage', async () => {
-    api = await startFakeOpenAI({
-      replies: [{ content: 'Hello from a local model', usage: { prompt_tokens: 11, completion_tokens: 3 } }],
-    });
+describe('openai provider: the chat-completions wire format', () => {
+  let api: FakeOpenAI | undefined;
+  let hub: TestHub | undefined;
+  afterEach(async () => {
+    await hub?.close();
+    await api?.close();
+    hub = api = undefined;
+  });
+
+  it('the first request streams, with usage asked for and the system prompt as the first chat message', async () => {
+    api = await startFakeOpenAI({ replies: ['Hello from a local model'] });
     hub = await agentHub({
       openai: api.url,
       agents: {
@@ -27,36 +109,19 @@ describe('openai provider', () => {
         },
       },
     });
-    const result = await hub.value('agent.start', {
-      session_name: 'o1',
-      agent_name: 'local',
-      prompt: 'hi',
-      max_tokens: 99,
-    });
-    expect(result).toMatchObject({
-      status: 'completed',
-      content: 'Hello from a local model',
-      usage: { input_tokens: 11, output_tokens: 3 },
-      turns: 1,
-    });
+    await hub.value('agent.start', { session_name: 'o1', agent_name: 'local', prompt: 'hi', max_tokens: 99 });
     const body = api.completions()[0].body;
-    expect(body).toMatchObject({ model: 'qwen-test', max_tokens: 99, stream: true });
+    expect(body).toMatchObject({
+      model: 'qwen-test',
+      max_tokens: 99,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(body.messages).toEqual([
       { role: 'system', content: 'Be brief.' },
       { role: 'user', content: 'hi' },
     ]);
     expect(api.completions()[0].headers.authorization).toBe('Bearer test-key');
-  });
-
-  it('base_url and api_key from config reach the endpoint', async () => {
-    api = await startFakeOpenAI({ replies: ['configured'] });
-    hub = await agentHub({
-      config: `[agents.providers.openai]\nbase_url = "${api.url}"\napi_key = "from-config"\nmodel = "m-config"`,
-    });
-    const result = await hub.value('agent.start', { session_name: 'cfg', provider: 'openai', prompt: 'x' });
-    expect(result.content).toBe('configured');
-    expect(api.completions()[0].headers.authorization).toBe('Bearer from-config');
-    expect(api.completions()[0].body.model).toBe('m-config');
   });
 
   it('a callback tool round trip and resume keep the conversation as chat messages', async () => {
@@ -113,13 +178,22 @@ describe('openai provider', () => {
     expect(third.at(-2)).toEqual({ role: 'assistant', content: 'It is sunny.' });
     expect(third.at(-1)).toEqual({ role: 'user', content: 'What did I ask?' });
   });
+});
 
-  it('missing provider configuration names OPENAI_API_KEY and the config setting', async () => {
-    hub = await agentHub({});
-    const out = await hub.call('agent.start', { session_name: 'nokey', provider: 'openai', prompt: 'x' });
-    expect(!out.ok && out.error).toMatchObject({
-      code: 'INVALID_INPUT',
-      message: expect.stringMatching(/OPENAI_API_KEY.*\[agents\.providers\.openai\]/),
-    });
+describe('toChatMessages', () => {
+  it("keeps a user message's texts apart: a failed turn's prompt and the next are two paragraphs", () => {
+    const messages = toChatMessages('sys', [
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'first prompt' },
+          { type: 'text', text: 'second prompt' },
+        ],
+      },
+    ]);
+    expect(messages).toEqual([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: 'first prompt\n\nsecond prompt' },
+    ]);
   });
 });

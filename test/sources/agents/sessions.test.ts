@@ -4,6 +4,7 @@ import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
+import { gate } from '../../helpers/gate.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { until } from '../../helpers/until.ts';
 import { agentHub } from './agent-hub.ts';
@@ -118,12 +119,14 @@ describe('running sessions', () => {
   });
 
   it('async start returns at once; agent__status waits for the turn; agent__result reads it', async () => {
-    api = await startFakeAnthropic({ replies: [{ content: [{ type: 'text', text: 'slow answer' }], delayMs: 400 }] });
+    // The model answers only when the test lets it: "running" below then proves start did not wait for the turn,
+    // however slowly the calls before the release run.
+    const model = gate();
+    api = await startFakeAnthropic({
+      respond: () => model.pass('slow answer'),
+    });
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });
-    const t0 = Date.now();
     const started = await hub.value('agent.start', { session_name: 'bg', prompt: 'p', async: true });
-    // Before the turn's 400 ms reply could have come (its status below is still running).
-    expect(Date.now() - t0).toBeLessThan(400);
     expect(started).toMatchObject({
       session_id: 'bg',
       status: 'running',
@@ -132,6 +135,7 @@ describe('running sessions', () => {
     expect(await hub.value('agent.result', { session_name: 'bg' })).toMatchObject({ status: 'running', content: '' });
     const quick = await hub.value('agent.status', { session_name: 'bg', wait_seconds: 0 });
     expect(quick).toMatchObject({ status: 'running', running: true });
+    model.open();
     const waited = await hub.value('agent.status', { session_name: 'bg', wait_seconds: 10 });
     expect(waited).toMatchObject({ status: 'completed', running: false, turns: 1 });
     expect(await hub.value('agent.result', { session_name: 'bg' })).toMatchObject({
@@ -141,8 +145,11 @@ describe('running sessions', () => {
   });
 
   it('a second resume while a turn runs is refused; the running turn is unharmed', async () => {
+    // The second turn's answer waits for the test, so the refusals below meet a turn that is surely running.
+    const model = gate();
     api = await startFakeAnthropic({
-      replies: ['first', { content: [{ type: 'text', text: 'second' }], delayMs: 300 }],
+      replies: ['first'],
+      respond: () => model.pass('second'),
     });
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });
     await hub.value('agent.start', { session_name: 'one', prompt: 'p' });
@@ -155,23 +162,24 @@ describe('running sessions', () => {
     });
     const clean = await hub.call('session.clean', { session_name: 'one' });
     expect(!clean.ok && clean.error.code).toBe('CONFLICT');
+    model.open();
     expect((await running).content).toBe('second');
     expect(api.messages()).toHaveLength(2);
   });
 
-  it('many sessions run in parallel: twenty turns of 300 ms finish together, not one after another', async () => {
+  it('many sessions run in parallel: twenty turns are at the model together, not one after another', async () => {
+    // No answer comes before all twenty requests have arrived: turns run one after another would never get there.
+    const model = gate();
     api = await startFakeAnthropic({
-      respond: (req) => ({
-        content: [{ type: 'text', text: `answer to ${req.body.messages[0].content[0].text}` }],
-        delayMs: 300,
-      }),
+      respond: (req) => model.pass(`answer to ${req.body.messages[0].content[0].text}`),
     });
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });
-    const t0 = Date.now();
-    const results = await Promise.all(
+    const turns = Promise.all(
       Array.from({ length: 20 }, (_, i) => hub!.value('agent.start', { session_name: `p${i}`, prompt: `q${i}` })),
     );
-    expect(Date.now() - t0).toBeLessThan(3000);
+    await until(() => api!.messages().length === 20, { what: () => `20 turns at once (${api!.messages().length})` });
+    model.open();
+    const results = await turns;
     for (const [i, r] of results.entries())
       expect(r).toMatchObject({ session_id: `p${i}`, status: 'completed', content: `answer to q${i}` });
     const list = await hub.value('session.list', { response_format: 'json' });
@@ -179,7 +187,8 @@ describe('running sessions', () => {
   });
 
   it('past [agents] max_running a new turn is refused with RATE_LIMITED', async () => {
-    api = await startFakeAnthropic({ fallback: { content: [{ type: 'text', text: 'x' }], delayMs: 500 } });
+    const model = gate();
+    api = await startFakeAnthropic({ respond: () => model.pass('x') });
     hub = await agentHub({ anthropic: api.url, config: `${ANTHROPIC}\nmax_running = 1` });
     await hub.value('agent.start', { session_name: 'a', prompt: 'p', async: true });
     const out = await hub.call('agent.start', { session_name: 'b', prompt: 'p' });
@@ -187,11 +196,13 @@ describe('running sessions', () => {
       code: 'RATE_LIMITED',
       message: expect.stringMatching(/max_running = 1/),
     });
+    model.open();
     await hub.value('agent.status', { session_name: 'a', wait_seconds: 5 });
   });
 
   it('max_running holds for turns started at the same moment, while their locks are still being taken', async () => {
-    api = await startFakeAnthropic({ fallback: { content: [{ type: 'text', text: 'x' }], delayMs: 300 } });
+    const model = gate();
+    api = await startFakeAnthropic({ respond: () => model.pass('x') });
     hub = await agentHub({ anthropic: api.url, config: `${ANTHROPIC}\nmax_running = 2` });
     const outs = await Promise.all(
       ['p1', 'p2', 'p3', 'p4'].map((session_name) =>
@@ -207,6 +218,7 @@ describe('running sessions', () => {
         ok: false,
         error: { code: 'NOT_FOUND' },
       });
+    model.open();
     for (const n of ['p1', 'p2', 'p3', 'p4'].filter((_, i) => outs[i].ok))
       await hub.value('agent.status', { session_name: n, wait_seconds: 5 });
   });
@@ -329,11 +341,9 @@ describe('listing and cleaning', () => {
   });
 
   it('session__clean removes one session or all, keeps running ones, and is marked destructive', async () => {
+    const slow = gate();
     api = await startFakeAnthropic({
-      respond: (req) =>
-        req.body.messages[0].content[0].text === 'slow'
-          ? { content: [{ type: 'text', text: 'x' }], delayMs: 800 }
-          : 'done',
+      respond: (req) => (req.body.messages[0].content[0].text === 'slow' ? slow.pass('x') : 'done'),
     });
     hub = await agentHub({ anthropic: api.url, config: ANTHROPIC });
     for (const n of ['k1', 'k2', 'k3']) await hub.value('agent.start', { session_name: n, prompt: 'p' });
@@ -350,6 +360,7 @@ describe('listing and cleaning', () => {
     expect(!missing.ok && missing.error.code).toBe('NOT_FOUND');
     const tool = hub.services.registry.get('session.clean')?.tool;
     expect(tool?.annotations).toMatchObject({ destructiveHint: true });
+    slow.open();
     await hub.value('agent.status', { session_name: 'busy', wait_seconds: 5 });
   });
 });

@@ -166,7 +166,7 @@ describe('switchboard://events', () => {
   it('keeps at most 100 events', async () => {
     hub = await testHub();
     for (let i = 0; i < 120; i++) await hub.value('system.health');
-    await new Promise((r) => setTimeout(r, 20)); // a bound can only be checked after a settle: late events would show
+    await hub.flush(); // every event of those calls written: a late one would show
     expect(JSON.parse((await read(hub, 'switchboard://events')).text)).toHaveLength(100);
   });
 

@@ -13,6 +13,8 @@ afterEach(async () => {
   await hub.close();
 });
 
+// task.metrics places hook runs in a task's window by the times the store stamps: a few real ms between two steps
+// keep those times apart (a slower machine only widens the gap).
 const tick = () => new Promise((r) => setTimeout(r, 5));
 
 async function open(input: Record<string, unknown>): Promise<string> {

@@ -1,14 +1,15 @@
 // Han's override files (han.yml, han-config.yml) applied as Han applies them, with plugins and override files of our
 // own in Han's format (test/fixtures/han-format): the tally plugin, and a monorepo whose han.yml turns it off in one
 // package and whose legacy han-config.yml replaces its build command in another; unusable keys named; idle_timeout
-// in seconds; the precedence of the han.yml chain over han-config.yml. Han's own files: test/originals/han.test.ts.
-import { cpSync, readFileSync, writeFileSync } from 'node:fs';
+// in seconds; the precedence of the han.yml chain over han-config.yml. The override cases are in han-override-cases.ts;
+// Han's own files go through them in test/originals/han.test.ts.
+import { cpSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../../src/core/pipeline.ts';
 import { HanSettings, parseHanYml, parseLegacyHanConfig } from '../../../src/sources/plugins/han-settings.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { pluginProject, writeFiles } from '../../helpers/plugins.ts';
+import { type HanMonorepo, hanOverrideCases, text } from './han-override-cases.ts';
 
 const HAN_FORMAT = resolve(import.meta.dirname, '../../fixtures/han-format');
 const TALLY = join(HAN_FORMAT, 'marketplace/plugins/tools/tally');
@@ -37,9 +38,6 @@ function monorepo(): string {
   return root;
 }
 
-const text = (out: Outcome) => (out.ok && out.raw ? String(out.raw.content[0].text) : JSON.stringify(out));
-const dirs = (out: Outcome) => (out.ok ? (out.value as any).directories : undefined);
-
 async function start(root: string): Promise<TestHub> {
   // A HOME without a ~/.claude, and a PATH without tally: the plugin's scripts then take their "not installed" path.
   hub = await testHub({ cwd: root, env: { HOME: join(root, '.home'), PATH: '/usr/bin:/bin' } });
@@ -47,63 +45,17 @@ async function start(root: string): Promise<TestHub> {
   return hub;
 }
 
+const OURS: HanMonorepo = {
+  root: monorepo,
+  start,
+  plugin: 'tally',
+  disabledIn: 'packages/app',
+  // packages/cli/han-config.yml says `tally: build: command: tally bundle --minify`.
+  replaced: { in: 'packages/cli', command: 'tally bundle --minify' },
+};
+
 describe("Han's per-directory overrides", () => {
-  it('skips the directory whose han.yml disables the hook, and runs the command a han-config.yml sets', async () => {
-    const h = await start(monorepo());
-    const build = await h.call('tally__build', { cache: false });
-    // The failing directory first, though it sorts after the skipped one.
-    expect(dirs(build)).toEqual([
-      expect.objectContaining({ directory: 'packages/cli', ok: false }),
-      expect.objectContaining({
-        directory: 'packages/app',
-        ok: true,
-        skipped: 'disabled by packages/app/han.yml (plugins.tally.hooks.build.enabled: false)',
-      }),
-    ]);
-    // packages/cli/han-config.yml says `tally: build: command: tally bundle --minify`; tally is not on PATH.
-    expect(text(build)).toContain('[Command from packages/cli/han-config.yml: tally bundle --minify]');
-    expect(text(build)).toContain('⏭️ packages/app: not run, disabled by packages/app/han.yml');
-
-    // tally test has no override in packages/cli: the plugin's own test.sh runs there (and passes: no tally).
-    const test = await h.call('tally__test', { cache: false });
-    expect(dirs(test)).toEqual([
-      expect.objectContaining({ directory: 'packages/app', skipped: expect.stringMatching(/^disabled by/) }),
-      expect.objectContaining({ directory: 'packages/cli', ok: true, exitCode: 0 }),
-    ]);
-  });
-
-  it('names the file, the key and what to do for every key it cannot use', async () => {
-    const root = monorepo();
-    writeFileSync(
-      join(root, 'packages/cli/han.yml'),
-      [
-        'memory: { enabled: false }',
-        'plugins:',
-        '  tally:',
-        '    test: { enabled: false }', // the layout of Han's JSON schema, which Han itself does not read
-        '    hooks:',
-        '      build: { enabled: nope, idle_timeout: 5, before_all: make gen, retries: 3 }',
-      ].join('\n'),
-    );
-    const h = await start(root);
-    const out = await h.call('tally__build', { cache: false });
-    const file = join(root, 'packages/cli/han.yml');
-    expect(text(out)).toContain(`⚠️ ${file}: memory: configures Han itself; Switchboard has no such setting`);
-    expect(text(out)).toContain(
-      'plugins.tally.test: hook overrides belong under plugins.tally.hooks.test (Han reads them only there); move it',
-    );
-    expect(text(out)).toContain('plugins.tally.hooks.build.enabled: wrong type: enabled must be true or false');
-    expect(text(out)).toContain("plugins.tally.hooks.build.before_all: Han's before_all is not supported");
-    expect(text(out)).toContain(
-      "plugins.tally.hooks.build.retries: unknown key 'retries' is ignored; a hook override takes enabled, command, if_changed, idle_timeout",
-    );
-    // idle_timeout (whole seconds) is a key it can use: no issue names it.
-    expect(text(out)).not.toContain('plugins.tally.hooks.build.idle_timeout');
-    // packages/cli/han.yml now exists, so (as in Han) its han-config.yml is no longer read: build.sh runs as shipped
-    // (and passes where tally is not installed, where the replaced command would fail).
-    expect(text(out)).not.toContain('tally bundle --minify');
-    expect(dirs(out)).toContainEqual(expect.objectContaining({ directory: 'packages/cli', ok: true, exitCode: 0 }));
-  });
+  hanOverrideCases(OURS);
 });
 
 describe("Han's idle_timeout", () => {

@@ -9,6 +9,7 @@ import { hubInstanceId } from '../../../src/core/hub-instance.ts';
 import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';
+import { until } from '../../helpers/until.ts';
 import { nl, projectScripts } from './helpers.ts';
 
 const SRC = join(import.meta.dirname, '../../../src/index.ts');
@@ -77,7 +78,12 @@ it('leaves a stdio run alone while its hub holds a lease, and takes it once the 
   expect(await status(hub)).toMatchObject({ state: 'idle' });
   // Its lease ends (a clean stop shortens it to 1 ms; a crash lets it run out).
   await hub.services.store.instances.register(hubInstanceId(other), ['switchboard'], 1);
-  await new Promise((r) => setTimeout(r, 5));
+  await until(
+    async () => ((await hub.services.store.instances.get(hubInstanceId(other)))?.expiresAt ?? 0) < Date.now(),
+    {
+      what: 'the 1 ms lease to end',
+    },
+  );
   expect(await status(hub)).toMatchObject({ state: 'interrupted', run_id: 'run-held' });
 });
 

@@ -1,19 +1,19 @@
 // Scripts and cassettes in mekara's formats (our own, test/fixtures/mekara-format): compiled Python scripts run
 // through the script tools with the real Python runner, a run survives a restart, `.mekara/scripts` yields to
 // Switchboard's folder with a named warning, and mekara-format cassettes replay (or are refused naming the entry and
-// field). mekara's own NL scripts and cassettes are tested in test/originals/mekara.test.ts.
+// field). The cassette cases are in mekara-cassette-cases.ts; mekara's own NL scripts and cassettes are tested in
+// test/originals/mekara.test.ts.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parse, stringify } from 'yaml';
 import { createLogger } from '../../../src/observe/logger.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { until } from '../../helpers/until.ts';
-import { replayCassetteFile } from '../../helpers/vcr.ts';
 import { projectScripts, type ToolAnswer, tool, writeFiles } from './helpers.ts';
+import { mekaraCassetteCases } from './mekara-cassette-cases.ts';
 
 const FORMAT = join(import.meta.dirname, '../../fixtures/mekara-format');
 const PROJECT = join(FORMAT, 'project');
@@ -287,101 +287,15 @@ describe('~/.mekara/scripts, the user-level mekara folder', () => {
 });
 
 describe('mekara-format cassettes', () => {
-  const round = join(FORMAT, 'cassettes', 'round.yaml');
-
-  function copy(mutate: (data: any) => void): string {
-    const dir = mkdtempSync(join(tmpdir(), 'switchboard-mekara-cassette-'));
-    dirs.push(dir);
-    const data = parse(readFileSync(round, 'utf8'));
-    mutate(data);
-    const file = join(dir, 'cassette.yaml');
-    writeFileSync(file, stringify(data));
-    return file;
-  }
-
-  async function failure(file: string): Promise<Error> {
-    try {
-      await replayCassetteFile(file, PROJECT, env);
-    } catch (err) {
-      return err as Error;
-    }
-    throw new Error('the replay succeeded, but a failure was expected');
-  }
-
-  it('replays round.yaml through the real Python scripts without running a step', async () => {
-    rmSync(PAYOUT, { force: true });
-    expect(await replayCassetteFile(round, PROJECT, env)).toEqual({ calls: 6, events: 17 });
-    expect(existsSync(PAYOUT)).toBe(false);
-  });
-
-  it('fails when a recorded auto step differs from what the script does', async () => {
-    const file = copy((d) => {
-      d.events[1].inputs.action = 'od -An -N2 -tu2 /dev/urandom';
-    });
-    const err = await failure(file);
-    expect(err.message).toContain('VCR replay mismatch at event 2 of a mekara cassette');
-    expect(err.message).toContain('Expected: auto_step shell "od -An -N2 -tu2 /dev/urandom"');
-    expect(err.message).toContain('Actual: auto_step shell "od -An -N4 -tu4 /dev/urandom"');
-  });
-
-  it('fails when mekara says something else is pending, or elsewhere on the stack', async () => {
-    const moved = copy((d) => {
-      d.events[2].output = d.events[2].output.replace(
-        'lottery:round[0] > lottery:draw[1]',
-        'lottery:round[0] > lottery:draw[2]',
-      );
-    });
-    expect((await failure(moved)).message).toContain(
-      "mekara's stack is `lottery:round[0] > lottery:draw[2]`; Switchboard's is `lottery:round[0] > lottery:draw[1]`",
-    );
-    const ended = copy((d) => {
-      d.events[2].output = '## All Steps Completed';
-    });
-    expect((await failure(ended)).message).toContain(
-      "mekara's output shows a pending finished state; Switchboard's is llm",
-    );
-  });
-
-  it('keeps a recorded 0.0 a float: the script pays out 0.0 as it did when recorded', async () => {
-    const file = copy((d) => {
-      d.events[9].result.value = 0; // what a JSON reader would make of 0.0
-      d.events[9].inputs.kwargs.stake = 0;
-    });
-    const err = await failure(file);
-    expect(err.message).toContain('Expected: auto_step call "_payout" kwargs={"stake":0}');
-    expect(err.message).toContain('Actual: auto_step call "_payout" kwargs={"stake":{"$float":0}}');
-  });
-
-  it("refuses a write_bundled cassette: mekara's own package files, naming the entry and field", async () => {
-    const err = await failure(join(FORMAT, 'cassettes', 'write-bundled.yaml'));
-    expect(err).toMatchObject({ code: 'INVALID_INPUT' });
-    expect(err.message).toContain("write-bundled.yaml: event 1 (mcp_tool_input), field 'tool'");
-    expect(err.message).toContain("write_bundled copies mekara's own bundled scripts");
-    expect(err.message).toContain('but it is "write_bundled"');
-  });
-
-  it('answers a malformed entry with INVALID_INPUT naming the event and the field', async () => {
-    const cases: [(d: any) => void, string][] = [
-      [
-        (d) => delete d.events[1].result.exit_code,
-        "event 2 (auto_step), field 'result.exit_code': expected an integer, but it is missing",
-      ],
-      [
-        (d) => (d.events[1].result.type = 'boom'),
-        "event 2 (auto_step), field 'result.type': expected shell, call or exception",
-      ],
-      [(d) => (d.events[1].inputs = 'x'), "event 2 (auto_step), field 'inputs': expected a mapping"],
-      [
-        (d) => (d.events[3].tool = 'resume'),
-        "event 4 (mcp_tool_input), field 'tool': expected one of mekara's run tools",
-      ],
-      [(d) => (d.events[2].output = 7), "event 3 (mcp_tool_output), field 'output': expected a string, but it is 7"],
-      [(d) => (d.events[5] = null), "event 6, field '(the event)': expected a mapping with a type"],
-    ];
-    for (const [mutate, message] of cases) {
-      const err = await failure(copy(mutate));
-      expect(err).toMatchObject({ code: 'INVALID_INPUT' });
-      expect(err.message).toContain(message);
-    }
+  mekaraCassetteCases({
+    file: join(FORMAT, 'cassettes', 'round.yaml'),
+    project: () => PROJECT,
+    env,
+    written: PAYOUT,
+    step: { recorded: 'od -An -N2 -tu2 /dev/urandom', actual: 'od -An -N4 -tu4 /dev/urandom' },
+    stacks: { stack: 'lottery:round[0] > lottery:draw[1]', moved: 'lottery:round[0] > lottery:draw[2]' },
+    finished: () => '## All Steps Completed',
+    float: { call: '_payout', kwarg: 'stake' },
+    writeBundled: { file: join(FORMAT, 'cassettes', 'write-bundled.yaml') },
   });
 });

@@ -385,11 +385,8 @@ describe('upstream proxy', () => {
       expect(hung).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } });
     }
     // Now every tool of that server fails fast, not only the one that hung.
-    const t0 = performance.now();
+    // Refused by the open circuit, not by the server (which would echo): no clock needed to tell them apart.
     const refused = await hub.call('alpha__echo', { text: 'x' });
-    // Refused without waiting for the server's 400 ms limit (the message below says why); the bound is that limit,
-    // not a speed target, so test files running side by side on busy cores do not fail it.
-    expect(performance.now() - t0).toBeLessThan(400);
     expect(refused).toMatchObject({
       ok: false,
       error: {

@@ -27,10 +27,11 @@ async function clientFor(apiKey: string, baseURL: string | undefined): Promise<O
 export function toChatMessages(system: string | undefined, messages: Message[]): OpenAI.ChatCompletionMessageParam[] {
   const out: OpenAI.ChatCompletionMessageParam[] = system ? [{ role: 'system', content: system }] : [];
   for (const m of messages) {
+    // A user message's blocks are separate texts (a failed turn's prompt, then the next): paragraphs, not one run.
     const text = m.content
       .filter((b) => b.type === 'text')
       .map((b) => (b as { text: string }).text)
-      .join('');
+      .join(m.role === 'user' ? '\n\n' : '');
     if (m.role === 'assistant') {
       const calls = m.content.filter((b) => b.type === 'tool_use') as Extract<Block, { type: 'tool_use' }>[];
       out.push({
