@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, childEnv, tempProject } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { gate } from '../helpers/gate.ts';
 import { callWithProgress } from '../helpers/progress.ts';
 
 let api: FakeAnthropic;
@@ -120,16 +121,20 @@ describe('agents over MCP stdio', () => {
   });
 
   it('an async start returns at once; agent__status with wait_seconds returns when the turn ends', async () => {
-    api.enqueue({ content: [{ type: 'text', text: 'Took a while.' }], delayMs: 500 });
+    // The model answers when the test opens the gate: the turn runs until then, however slow the machine.
+    const model = gate();
+    api.enqueue({ content: [{ type: 'text', text: 'Took a while.' }], hold: model.opened });
     const started = await client.callTool({
       name: 'agent__start',
       arguments: { session_name: 'bg', agent_name: 'helper', prompt: 'slow', async: true },
     });
     expect(structured(started)).toMatchObject({ status: 'running' });
-    const status = await client.callTool({
+    const waiting = client.callTool({
       name: 'agent__status',
       arguments: { session_name: 'bg', wait_seconds: 20 },
     });
+    model.open();
+    const status = await waiting;
     expect(structured(status)).toMatchObject({ status: 'completed', running: false });
     const result = await client.callTool({ name: 'agent__result', arguments: { session_name: 'bg' } });
     expect(structured(result)).toMatchObject({ content: 'Took a while.' });

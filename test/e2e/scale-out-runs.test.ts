@@ -8,6 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { gate } from '../helpers/gate.ts';
 import { cleanedAfterEach, REDIS_URL, redisProject, testPrefix } from '../helpers/redis.ts';
 import { until } from '../helpers/until.ts';
 import { projectScripts, writeFiles } from '../sources/scripts/helpers.ts';
@@ -139,7 +140,9 @@ describe('script runs and agent sessions across two instances on one Redis', () 
     const { a, b } = await twoInstances();
     const { client, transport, on } = await pinnedClient(a.url);
     try {
-      api.enqueue({ content: [{ type: 'text', text: 'Done on A.' }], delayMs: 800 });
+      // The model answers when the test opens the gate: the turn runs on A until then, however slow the machine.
+      const model = gate();
+      api.enqueue({ content: [{ type: 'text', text: 'Done on A.' }], hold: model.opened });
       const started = await on(a.url, 'agent__start', {
         session_name: 'bg',
         agent_name: 'helper',
@@ -149,7 +152,9 @@ describe('script runs and agent sessions across two instances on one Redis', () 
       expect(started.structuredContent).toMatchObject({ status: 'running' });
       const running = await on(b.url, 'agent__result', { session_name: 'bg' });
       expect(running.structuredContent).toMatchObject({ status: 'running' });
-      const waited = await on(b.url, 'agent__status', { session_name: 'bg', wait_seconds: 20 });
+      const waiting = on(b.url, 'agent__status', { session_name: 'bg', wait_seconds: 20 });
+      model.open();
+      const waited = await waiting;
       expect(waited.structuredContent).toMatchObject({ status: 'completed', running: false });
       expect((await on(b.url, 'agent__result', { session_name: 'bg' })).structuredContent).toMatchObject({
         status: 'completed',

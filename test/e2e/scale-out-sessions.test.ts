@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startHttpServer } from '../helpers/cli.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { gate } from '../helpers/gate.ts';
 import { cleanedAfterEach, REDIS_URL, redisProject, testPrefix } from '../helpers/redis.ts';
 import { until } from '../helpers/until.ts';
 
@@ -64,7 +65,9 @@ describe('agent sessions across two instances with separate project directories 
 
   it('starts on A; status, result and list on B; resumes on B with the whole conversation; B cancels a turn A runs', async () => {
     const { a, b, dirA, dirB, env } = await twoMachines();
-    api.enqueue({ content: [{ type: 'text', text: 'Done on A.' }], delayMs: 800 });
+    // The model answers when the test opens the gate: the turn runs on A until then, however slow the machine.
+    const model = gate();
+    api.enqueue({ content: [{ type: 'text', text: 'Done on A.' }], hold: model.opened });
     const started = await post(a.url, 'agent__start', {
       session_name: 'bg',
       agent_name: 'helper',
@@ -75,7 +78,9 @@ describe('agent sessions across two instances with separate project directories 
     expect((await post(b.url, 'agent__result', { session_name: 'bg' })).structuredContent).toMatchObject({
       status: 'running',
     });
-    const waited = await post(b.url, 'agent__status', { session_name: 'bg', wait_seconds: 20 });
+    const waiting = post(b.url, 'agent__status', { session_name: 'bg', wait_seconds: 20 });
+    model.open();
+    const waited = await waiting;
     expect(waited.structuredContent).toMatchObject({
       status: 'completed',
       running: false,

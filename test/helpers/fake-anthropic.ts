@@ -19,6 +19,8 @@ export type FakeReply =
       usage?: { input_tokens?: number; output_tokens?: number };
       /** Wait this long before answering (cancel tests). */
       delayMs?: number;
+      /** Hold the answer until this settles, e.g. a gate's `opened` (test/helpers/gate.ts): "still running" on cue. */
+      hold?: Promise<unknown>;
       /** Answer with this HTTP error status and message instead (rate limits, overload). */
       error?: { status: number; type?: string; message: string };
     };
@@ -235,6 +237,7 @@ export async function startFakeAnthropic(opts: FakeAnthropicOptions = {}): Promi
       const next = queue.length ? queue.shift() : undefined;
       reply = normalise(next ?? (responder ? await responder(record, index) : (opts.fallback ?? 'ok')));
     }
+    if (reply.hold) await reply.hold;
     if (reply.delayMs && !(await delayReply(res, reply.delayMs))) {
       hungUp++;
       return;

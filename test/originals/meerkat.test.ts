@@ -1,19 +1,18 @@
 // Meerkat's own files (../shared/originals/meerkat, see its README.md): its `.rkat/mcp.toml` examples load unchanged
 // as Switchboard's config.toml with their keys mapped, `mcp import --from meerkat` reads its project file then its
 // user file (the first name wins), and its `output_schema` wrapper example checks a gemini answer against the inner
-// schema. The same on our own files in Meerkat's format: test/config/meerkat-servers.test.ts,
-// test/cli/init-plan.test.ts and test/sources/agents/gemini.test.ts.
+// schema (the provider contract's wrapper-form case, run on Meerkat's file). The same on our own files in Meerkat's
+// format: test/config/meerkat-servers.test.ts, test/cli/init-plan.test.ts and test/sources/agents/provider-contract.ts.
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { importServers } from '../../src/config/import-servers.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { ServerSchema } from '../../src/config/schema.ts';
 import { configProject } from '../helpers/config-project.ts';
-import { type FakeGemini, startFakeGemini } from '../helpers/fake-gemini.ts';
-import type { TestHub } from '../helpers/hub.ts';
 import { original } from '../helpers/originals.ts';
-import { agentHub } from '../sources/agents/agent-hub.ts';
+import { geminiUnderTest } from '../sources/agents/gemini-adapter.ts';
+import { wrapperFormCase } from '../sources/agents/provider-contract.ts';
 
 /** One of Meerkat's mcp.toml files (skill, tools-doc, home, project) used unchanged as the project's config.toml. */
 function asConfig(which: string) {
@@ -64,33 +63,13 @@ describe("mcp import --from meerkat on Meerkat's own files", () => {
 });
 
 describe("Meerkat's output_schema wrapper example", () => {
-  let api: FakeGemini | undefined;
-  let hub: TestHub | undefined;
-  afterEach(async () => {
-    await hub?.close();
-    await api?.close();
-    hub = api = undefined;
-  });
-
-  it('structured output on gemini: the inner schema is what the answer is checked against', async () => {
-    const wrapper = JSON.parse(readFileSync(original('meerkat', 'output-schema-wrapper.json'), 'utf8'));
-    api = await startFakeGemini({ replies: ['{"result": 42}', '{"result": "forty-two"}'] });
-    hub = await agentHub({ gemini: api.url });
-    const result = await hub.value('agent.start', {
-      session_name: 'g4',
-      provider: 'gemini',
-      prompt: 'answer',
-      output_schema: wrapper,
-    });
-    expect(result).toMatchObject({
-      status: 'completed',
-      structured_output: { result: 'forty-two' },
-      schema_warnings: null,
-      turns: 2,
-    });
-    const system = JSON.stringify(api.generations()[0].body.systemInstruction);
-    expect(system).toContain('(my-schema)');
-    expect(system).not.toContain('meerkat_v1');
-    expect(JSON.stringify(api.generations()[1].body.contents)).toContain('/result must be string');
-  });
+  // The contract's wrapper-form case (test/sources/agents/provider-contract.ts) on Meerkat's own file, through gemini.
+  it('structured output on gemini: the inner schema is what the answer is checked against', () =>
+    wrapperFormCase(geminiUnderTest, {
+      wrapper: JSON.parse(readFileSync(original('meerkat', 'output-schema-wrapper.json'), 'utf8')),
+      wrong: '{"result": 42}',
+      error: '/result must be string',
+      right: '{"result": "forty-two"}',
+      structured: { result: 'forty-two' },
+    }));
 });

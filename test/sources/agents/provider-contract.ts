@@ -76,6 +76,53 @@ const seen = (call: ModelCall) => JSON.stringify(call.conversation);
 const userSays = (text: string): Turn => ({ role: 'user', text, calls: [], results: [] });
 const assistantSays = (text: string): Turn => ({ role: 'assistant', text, calls: [], results: [] });
 
+/** An output_schema in Meerkat's wrapper form, and a first answer the inner schema refuses, then one it takes. */
+export interface WrapperExample {
+  /** `{schema, name, strict, compat, format: 'meerkat_v1'}`. */
+  wrapper: { schema: Record<string, unknown>; name: string; [key: string]: unknown };
+  /** The first answer, which fails the inner schema, and the error its retry names. */
+  wrong: string;
+  error: string;
+  /** The second answer, and the structured_output it gives. */
+  right: string;
+  structured: unknown;
+}
+
+/**
+ * The wrapper-form case, one piece of code for the contract (an example of our own) and for
+ * test/originals/meerkat.test.ts (Meerkat's own file): the inner schema is what the answer is checked against, the
+ * wrapper's name reaches the system prompt and its format marker does not. It starts and closes its own fake and hub.
+ *
+ * @example
+ * it('wrapper form', () => wrapperFormCase(geminiUnderTest, { wrapper, wrong, error, right, structured }));
+ */
+export async function wrapperFormCase(provider: ProviderUnderTest, example: WrapperExample): Promise<void> {
+  const api = await provider.start({ replies: [example.wrong, example.right] });
+  let hub: TestHub | undefined;
+  try {
+    hub = await agentHub(provider.hubOptions(api.url));
+    const result = await hub.value('agent.start', {
+      session_name: 'g4',
+      provider: provider.name,
+      prompt: 'answer',
+      output_schema: example.wrapper,
+    });
+    expect(result).toMatchObject({
+      status: 'completed',
+      structured_output: example.structured,
+      schema_warnings: null,
+      turns: 2,
+    });
+    const [first, second] = api.calls();
+    expect(first.system).toContain(`(${example.wrapper.name})`);
+    expect(first.system).not.toContain('meerkat_v1');
+    expect(seen(second)).toContain(example.error);
+  } finally {
+    await hub?.close();
+    await api.close();
+  }
+}
+
 /**
  * Define the contract suite for one API provider.
  *
@@ -303,33 +350,21 @@ export function providerContract(provider: ProviderUnderTest): void {
       expect(api.calls()).toHaveLength(2);
     });
 
-    // Meerkat's own wrapper example goes through the same in test/originals/meerkat.test.ts.
-    it("structured output in Meerkat's wrapper form: the inner schema is what the answer is checked against", async () => {
-      const wrapper = {
-        schema: { type: 'object', properties: { verdict: { type: 'boolean' } }, required: ['verdict'] },
-        name: 'review-verdict',
-        strict: true,
-        compat: 'strict',
-        format: 'meerkat_v1',
-      };
-      api = await provider.start({ replies: ['{"verdict": "yes"}', '{"verdict": true}'] });
-      hub = await hubOn(api);
-      const result = await hub.value('agent.start', {
-        session_name: 'g4',
-        provider: name,
-        prompt: 'answer',
-        output_schema: wrapper,
-      });
-      expect(result).toMatchObject({
-        status: 'completed',
-        structured_output: { verdict: true },
-        schema_warnings: null,
-        turns: 2,
-      });
-      expect(call(0).system).toContain('(review-verdict)');
-      expect(call(0).system).not.toContain('meerkat_v1');
-      expect(seen(call(1))).toContain('/verdict must be boolean');
-    });
+    // Meerkat's own wrapper example goes through the same case in test/originals/meerkat.test.ts.
+    it("structured output in Meerkat's wrapper form: the inner schema is what the answer is checked against", () =>
+      wrapperFormCase(provider, {
+        wrapper: {
+          schema: { type: 'object', properties: { verdict: { type: 'boolean' } }, required: ['verdict'] },
+          name: 'review-verdict',
+          strict: true,
+          compat: 'strict',
+          format: 'meerkat_v1',
+        },
+        wrong: '{"verdict": "yes"}',
+        error: '/verdict must be boolean',
+        right: '{"verdict": true}',
+        structured: { verdict: true },
+      }));
 
     it('an invalid output_schema or tool schema is refused before a session exists', async () => {
       api = await provider.start();
