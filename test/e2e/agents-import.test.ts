@@ -1,8 +1,8 @@
 // `switchboard agents import --from agent-orchestrator` as a user runs it (the built CLI, a child process) on agents
-// in agent-orchestrator's format (our own, test/fixtures/agent-orchestrator-format): the ones Switchboard can run are
-// copied unchanged into .switchboard/agents, the others are named with the file and key that stop them. The shared
-// cases are in agents-import-cases.ts; agent-orchestrator's own agents go through them in
-// test/originals/agent-orchestrator.test.ts.
+// in agent-orchestrator's format, written for these tests (test/fixtures/agent-orchestrator-format): the agents
+// Switchboard can run are imported as they are into .switchboard/agents, the others are named with the file and key
+// that stop them. The shared cases are in agents-import-cases.ts; test/originals/agent-orchestrator.test.ts runs them
+// on agent-orchestrator's own agents.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
