@@ -7,9 +7,16 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { watchServer } from '../helpers/banner.mjs';
 import { launchBrowser, logIn, openPage } from '../helpers/browser.ts';
-import { BIN, childEnv, createToken, type HttpServerProcess, runCli, tempProject } from '../helpers/cli.ts';
+import {
+  BIN,
+  childEnv,
+  createToken,
+  type HttpServerProcess,
+  runCli,
+  startHttpServer,
+  tempProject,
+} from '../helpers/cli.ts';
 import { until } from '../helpers/until.ts';
 
 /** A fresh project with these files (paths relative to it). */
@@ -33,27 +40,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** `switchboard --cwd DIR serve …args` over HTTP, ready once its banner names the URL. */
-async function serveHttp(dir: string, args: string[]): Promise<HttpServerProcess> {
-  const child = spawn(process.execPath, [BIN, '--cwd', dir, 'serve', '--http', ...args], {
-    env: childEnv(dir),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const watch = watchServer(child, 15_000);
-  const url = await watch.ready;
-  return {
-    child,
-    url,
-    stdout: watch.stdout,
-    stderr: watch.stderr,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
-}
+/** `switchboard --cwd DIR serve --http …args`, with none of the fixture handlers. */
+const serveHttp = (dir: string, args: string[]) => startHttpServer(dir, args, {}, { handlers: [] });
 
 /** A tool called over REST as the local caller; the parsed body. */
 async function callTool(base: string, name: string, input: unknown = {}): Promise<any> {

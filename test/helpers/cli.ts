@@ -121,15 +121,18 @@ export interface HttpServerProcess {
 
 /**
  * Start `switchboard serve --http --port 0` and wait for the banner to name the URL: as `node bin/switchboard.js`
- * (the ESM bundle), or with `asCommand` as the `switchboard` command (from the startup snapshot).
+ * (the ESM bundle), or with `asCommand` as the `switchboard` command (from the startup snapshot); `handlers` replaces the
+ * fixture handler folders (`[]`: none).
  */
 export async function startHttpServer(
   dir: string,
   args: string[] = [],
   env: Record<string, string> = {},
-  opts: { asCommand?: boolean } = {},
+  opts: { asCommand?: boolean; handlers?: string[] } = {},
 ): Promise<HttpServerProcess> {
-  const serveArgs = ['--cwd', dir, 'serve', '--http', '--port', '0', '--handlers', FIXTURE_HANDLERS, ...args];
+  // `--port N` in `args` wins over the default any free port: commander keeps an option's last value.
+  const handlers = (opts.handlers ?? [FIXTURE_HANDLERS]).flatMap((h) => ['--handlers', h]);
+  const serveArgs = ['--cwd', dir, 'serve', '--http', '--port', '0', ...handlers, ...args];
   const child = spawn(opts.asCommand ? BIN : process.execPath, opts.asCommand ? serveArgs : [BIN, ...serveArgs], {
     env: childEnv(dir, env),
     stdio: ['ignore', 'pipe', 'pipe'],

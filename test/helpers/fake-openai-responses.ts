@@ -3,7 +3,7 @@
 // the client offered the model and the tool results it sent back.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readBody } from './fake-api.ts';
+import { recordJsonRequest } from './fake-api.ts';
 import type { RecordedChatRequest } from './fake-openai.ts';
 
 /**
@@ -60,21 +60,9 @@ export async function startFakeResponses(opts: { respond: ResponsesResponder }):
   const requests: RecordedChatRequest[] = [];
   let index = 0;
   const server: Server = createServer(async (req, res) => {
-    const raw = await readBody(req);
-    let body: any;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"body is not JSON"}}');
-      return;
-    }
-    const path = (req.url ?? '/').split('?')[0];
-    const record = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(record);
-    if (!(record.method === 'POST' && path === '/v1/responses')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(`{"error":{"message":"no route ${path}"}}`);
-      return;
-    }
+    const record = await recordJsonRequest(req, res, requests, '/v1/responses');
+    if (!record) return;
+    const body = record.body;
     const item = outputItem(opts.respond(record, index++));
     const id = nextId('resp');
     const model = String(body?.model ?? 'gpt-fake');

@@ -2,7 +2,7 @@
 // The `openai` package (or any OpenAI-compatible client) talks to it through `baseURL`; it records every request.
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { delayReply, readBody } from './fake-api.ts';
+import { delayReply, type RecordedJsonRequest, recordJsonRequest } from './fake-api.ts';
 
 /** A scripted reply: a plain string is the assistant's text. */
 export type FakeChatReply =
@@ -18,12 +18,8 @@ export type FakeChatReply =
       error?: { status: number; message: string };
     };
 
-export interface RecordedChatRequest {
-  method: string;
-  path: string;
-  headers: Record<string, string | string[] | undefined>;
-  body: any;
-}
+/** A request the fake received (every path). */
+export type RecordedChatRequest = RecordedJsonRequest;
 
 export type ChatResponder = (req: RecordedChatRequest, index: number) => FakeChatReply | Promise<FakeChatReply>;
 
@@ -64,21 +60,9 @@ export async function startFakeOpenAI(
   let index = 0;
   let hungUp = 0;
   const server: Server = createServer(async (req, res: ServerResponse) => {
-    const raw = await readBody(req);
-    let body: any;
-    try {
-      body = raw ? JSON.parse(raw) : undefined;
-    } catch {
-      res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":{"message":"body is not JSON"}}');
-      return;
-    }
-    const path = (req.url ?? '/').split('?')[0];
-    const record = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(record);
-    if (!(record.method === 'POST' && path === '/v1/chat/completions')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(`{"error":{"message":"no route ${path}"}}`);
-      return;
-    }
+    const record = await recordJsonRequest(req, res, requests, '/v1/chat/completions');
+    if (!record) return;
+    const body = record.body;
     const i = index++;
     const next = queue.length ? queue.shift() : undefined;
     const reply = normalise(next ?? (responder ? await responder(record, i) : (opts.fallback ?? 'ok')));
