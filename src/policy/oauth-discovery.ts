@@ -2,6 +2,9 @@
 // (`/.well-known/oauth-authorization-server`, inserted before the issuer's path) first, then OpenID Connect
 // Discovery (`/.well-known/openid-configuration`, appended). The metadata must name the configured issuer exactly.
 // The same document gives the dashboard its authorization and token endpoints (docs/dashboard.md).
+// Not the SDK's `discoverAuthorizationServerMetadata`: it requires the fields a client logging in needs (a document
+// with only `issuer` and `jwks_uri` fails to parse), stops at a URL that is unreachable or answers 500, and answers
+// `undefined` when nothing is found, without saying what each URL answered (docs/decisions.md).
 import { secureOrLoopback } from '../config/schema.ts';
 
 /** How long one metadata request may take. */

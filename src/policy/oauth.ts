@@ -2,6 +2,10 @@
 // (RFC 9728), checks JWT access tokens from one issuer with `jose` (signature by the issuer's published keys, which
 // are fetched, cached and refetched when a token names a key not yet seen; iss, aud, exp, nbf), and maps the token's
 // scopes and groups to Switchboard roles.
+import {
+  getOAuthProtectedResourceMetadataUrl,
+  type OAuthProtectedResourceMetadata,
+} from '@modelcontextprotocol/server';
 import { createRemoteJWKSet, errors, type JWTPayload, jwtVerify } from 'jose';
 import type { z } from 'zod';
 import type { OAuthResourceSchema } from '../config/schema.ts';
@@ -10,7 +14,11 @@ import { discoverIssuerMetadata, type IssuerMetadata, jwksUriOf } from './oauth-
 
 export type OAuthSettings = z.output<typeof OAuthResourceSchema>;
 
-/** The paths of the protected resource metadata: the resource's own, and the MCP endpoint's (MCP authorization spec). */
+/**
+ * The paths of the protected resource metadata: the resource's own, and the MCP endpoint's (MCP authorization spec).
+ * The routes serve these; the URLs a 401 names are the SDK's (`getOAuthProtectedResourceMetadataUrl`), which for a
+ * resource that is an origin (a `public_url` with a path is refused at load) have exactly these paths.
+ */
 export const METADATA_PATH = '/.well-known/oauth-protected-resource';
 export const MCP_METADATA_PATH = `${METADATA_PATH}/mcp`;
 
@@ -50,6 +58,8 @@ export class OAuthResource {
   readonly audience: string;
   /** What `aud` may say: the audience, and for the default one also its form with a trailing slash (`https://x/`). */
   private readonly audiences: string[];
+  /** The metadata URLs a 401 points to (RFC 9728 §3.1, the well-known path inserted before the resource's path). */
+  private readonly metadataUrls: { resource: string; mcp: string };
   private keys: KeySet | undefined;
   private issuerMeta: IssuerMetadata | undefined;
   private discovering: Promise<IssuerMetadata> | undefined;
@@ -65,11 +75,15 @@ export class OAuthResource {
   ) {
     this.audience = settings.audience ?? resource;
     this.audiences = settings.audience ? [settings.audience] : [resource, `${resource}/`];
+    this.metadataUrls = {
+      resource: getOAuthProtectedResourceMetadataUrl(new URL(resource)),
+      mcp: getOAuthProtectedResourceMetadataUrl(new URL(`${resource}/mcp`)),
+    };
   }
 
   /** The metadata URL a 401 points to: the MCP endpoint's for `/mcp`, the resource's own for everything else. */
   metadataUrl(mcp: boolean): string {
-    return `${this.resource}${mcp ? MCP_METADATA_PATH : METADATA_PATH}`;
+    return mcp ? this.metadataUrls.mcp : this.metadataUrls.resource;
   }
 
   /** The scopes clients are told to ask for: `scopes_supported`, else the scopes `roles` maps. */
@@ -77,8 +91,13 @@ export class OAuthResource {
     return this.settings.scopes_supported ?? Object.keys(this.settings.roles);
   }
 
-  /** RFC 9728 protected resource metadata, the same document at both paths: one resource serves /mcp and /v1. */
-  metadata(): Record<string, unknown> {
+  /**
+   * RFC 9728 protected resource metadata, the same document at both paths: one resource serves /mcp and /v1. Not the
+   * SDK's `buildOAuthProtectedResourceMetadata`: it writes `resource` as a URL's href (`https://x/`, a different
+   * identifier from the origin clients are told to ask tokens for) and wants the issuer's whole RFC 8414 metadata
+   * (docs/decisions.md, "OAuth: the SDK's helpers where they do the same").
+   */
+  metadata(): OAuthProtectedResourceMetadata {
     return {
       resource: this.resource,
       authorization_servers: [this.settings.issuer],
@@ -88,11 +107,15 @@ export class OAuthResource {
     };
   }
 
-  /** A `WWW-Authenticate` value (RFC 6750 §3, RFC 9728 §5.1) for a refusal on `/mcp` (`mcp`) or elsewhere. */
+  /**
+   * A `WWW-Authenticate` value (RFC 6750 §3, RFC 9728 §5.1) for a refusal on `/mcp` (`mcp`) or elsewhere. Ours, not
+   * the SDK's: its formatter is reachable only through `bearerAuthChallengeResponse`, which always sets `error` (RFC
+   * 6750 §3.1 wants none when no token was sent), drops the realm and backslash-escapes what §3 forbids in the text.
+   */
   challenge(mcp: boolean, refusal?: { error?: string; message?: string; scope?: string }): string {
     const params = [`realm="switchboard"`, `resource_metadata="${this.metadataUrl(mcp)}"`];
     if (refusal?.error) params.push(`error="${refusal.error}"`);
-    if (refusal?.message) params.push(`error_description="${refusal.message.replace(/["\\]/g, "'")}"`);
+    if (refusal?.message) params.push(`error_description="${describable(refusal.message)}"`);
     if (refusal?.scope) params.push(`scope="${refusal.scope}"`);
     return `Bearer ${params.join(', ')}`;
   }
@@ -299,4 +322,12 @@ export function oauthResourceFor(
       `[auth.oauth] needs [server] public_url when bound off loopback: set it to the address clients use, e.g. public_url = "https://switchboard.example.com" (it names the OAuth resource; ${boundUrl} is only the bound address).`,
     );
   return new OAuthResource(settings, publicUrl ?? boundUrl);
+}
+
+/**
+ * `error_description` text as RFC 6750 §3 allows it: printable ASCII without `"` or `\`. Anything else — a token's
+ * `iss` or `aud` quoted in the message may hold any character — would make Node refuse the header (a 500, not a 401).
+ */
+function describable(message: string): string {
+  return message.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
 }

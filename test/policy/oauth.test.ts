@@ -2,7 +2,7 @@
 // use (`scope`, `scp` as string or array, groups), the issuer metadata lookup and its errors, the configuration's
 // errors, and what a caller gets while the issuer cannot be reached.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, validateHeaderValue } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load.ts';
 import { ConfigSchema } from '../../src/config/schema.ts';
 import { HttpAuth } from '../../src/policy/auth.ts';
-import { looksLikeJwt, OAuthResource, type OAuthSettings } from '../../src/policy/oauth.ts';
+import {
+  looksLikeJwt,
+  MCP_METADATA_PATH,
+  METADATA_PATH,
+  OAuthResource,
+  type OAuthSettings,
+} from '../../src/policy/oauth.ts';
 import { discoverJwksUri, metadataUrls } from '../../src/policy/oauth-discovery.ts';
 import { generateToken } from '../../src/policy/tokens.ts';
 import { SqliteStore } from '../../src/store/sqlite/index.ts';
@@ -44,6 +50,30 @@ it('maps scopes from scope or scp (string or array) and groups from the configur
   expect(oauth.rolesFor({ scope: 'x', roles: 'Ops' })).toEqual(['ops']);
   expect(oauth.rolesFor({ scope: 'SB:AGENT' })).toEqual([]); // scopes are case-sensitive
   expect(oauth.scopesGranting(['admin'])).toEqual(['sb:admin']);
+});
+
+it("points 401s at the metadata URLs the SDK builds (RFC 9728 §3.1), on the routes' paths", () => {
+  const oauth = new OAuthResource(settings(), 'https://sb.example.com');
+  expect(oauth.metadataUrl(false)).toBe(`https://sb.example.com${METADATA_PATH}`);
+  expect(oauth.metadataUrl(true)).toBe(`https://sb.example.com${MCP_METADATA_PATH}`);
+  expect(new OAuthResource(settings(), 'http://[::1]:7777').metadataUrl(true)).toBe(
+    'http://[::1]:7777/.well-known/oauth-protected-resource/mcp',
+  );
+  // As a URL: the host in lower case and a default port left out; the published resource stays as configured.
+  const spelled = new OAuthResource(settings(), 'https://SB.example.com:443');
+  expect(spelled.metadataUrl(true)).toBe('https://sb.example.com/.well-known/oauth-protected-resource/mcp');
+  expect(spelled.metadata().resource).toBe('https://SB.example.com:443');
+});
+
+it('writes a challenge Node can send whatever the refusal quotes (RFC 6750 §3: printable ASCII, no " or \\)', () => {
+  const oauth = new OAuthResource(settings(), 'https://sb.example.com');
+  const challenge = oauth.challenge(true, {
+    error: 'invalid_token',
+    message: 'unexpected "iss" claim value: https://登录.example.com\\x',
+  });
+  expect(challenge).toContain(`error_description="unexpected 'iss' claim value: https://??.example.com'x"`);
+  // Node refuses a header value with a character above U+00FF (http.ts would answer 500 instead of 401).
+  expect(() => validateHeaderValue('www-authenticate', challenge)).not.toThrow();
 });
 
 describe('issuer metadata', () => {
