@@ -16,7 +16,7 @@ import { DEFAULT_MAX_MESSAGE_BYTES } from './config/schema.ts';
 import { Registry } from './core/registry.ts';
 import * as api from './index.ts';
 import { redactedJson } from './observe/redact.ts';
-import { SERVER_CAPABILITIES, SERVER_INFO } from './serve/mcp-server.ts';
+import { SERVER_CAPABILITIES, SERVER_INFO } from './serve/server-identity.ts';
 import { BatchingStdioTransport } from './serve/stdio-transport.ts';
 import { toolsToWarm } from './snapshot-tools.ts';
 import { SOURCES } from './sources/index.ts';

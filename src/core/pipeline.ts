@@ -41,6 +41,11 @@ export interface CallRequest {
   meta?: Record<string, unknown>;
   /** MCP-only request data; set by MCP transports only. */
   mcp?: McpCallInfo;
+  /**
+   * The registry entry of `name`, when the transport's edge looked it up and found it shown to `principal` in the
+   * same turn (src/serve/mcp-edge.ts): the pipeline runs it without looking it up again.
+   */
+  entry?: Entry;
 }
 
 export type Outcome = { ok: true; value: unknown; raw?: RawResult } | { ok: false; error: ErrorInfo };
@@ -130,17 +135,19 @@ export class Pipeline {
 
   async call(asked: CallRequest): Promise<Outcome> {
     let req = asked;
-    let entry = this.services.registry.get(req.name);
+    // The transport's edge may have looked the tool up (and checked it is shown) in this same turn already.
+    let entry = req.entry ?? this.services.registry.get(req.name);
+    let shown = req.entry !== undefined || (entry !== undefined && visible(req.principal, entry.capability));
     // A call that stands for another (catalog.call) continues as that call, from lookup on.
-    if (entry?.capability.forwards && visible(req.principal, entry.capability)) {
+    if (entry?.capability.forwards && shown) {
       const target = forwardedCall(req, entry.capability.forwards, this.services.registry);
       if ('code' in target) return this.refuse(req, target);
       req = target;
       entry = this.services.registry.get(req.name);
+      shown = entry !== undefined && visible(req.principal, entry.capability);
     }
     // A capability the principal may not see answers exactly like an unknown one.
-    if (!entry || !visible(req.principal, entry.capability))
-      return this.refuse(req, notVisible(req.principal, req.name, entry, this.services));
+    if (!entry || !shown) return this.refuse(req, notVisible(req.principal, req.name, entry, this.services));
     const state: CallState = { req, entry, ctx: this.contextFor(req), startedAt: performance.now(), durationMs: 0 };
     for (const s of this.starts) s(state);
     const chain = this.chain;
@@ -275,7 +282,8 @@ function forwardedCall(
   }
   if (registry.get(target.name)?.capability.forwards)
     return { code: 'INVALID_INPUT', message: `${req.name} cannot call '${target.name}': it calls other tools itself.` };
-  return { ...req, name: target.name, input: target.input };
+  const { entry: _forwarder, ...rest } = req;
+  return { ...rest, name: target.name, input: target.input };
 }
 
 /**
@@ -336,7 +344,7 @@ const execute: Middleware = async (state) => {
     // Wait for a promise only until the signal aborts: a handler that ignores its signal cannot hold the call.
     const value = isThenable(returned) ? await untilAborted(returned, cancellation) : returned;
     if (isRawResult(value)) {
-      // MCP transports route a call by the declaration before it runs (fast-call.ts): an undeclared ask is a bug.
+      // MCP transports route a call by the declaration before it runs (serve/mcp-edge.ts): an undeclared ask is a bug.
       if (isInputRequired(value) && !capability.interactive)
         return {
           ok: false,

@@ -10,19 +10,27 @@ import {
   isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
+  type RequestId,
 } from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
 import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts';
-import { visible } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
-import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
-import { fastCallOf } from './fast-call.ts';
 import { TransportErrorCode } from './jsonrpc-errors.ts';
-import { buildMcpServer, forwardListChanges, SERVER_INFO } from './mcp-server.ts';
+import {
+  answersHere,
+  type Lookup,
+  mcpCallInfoOf,
+  plainShapeOf,
+  resultJsonOf,
+  runCall,
+  shownEntry,
+} from './mcp-edge.ts';
+import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
 import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
-import { jsonRpcResultText, modernCallToolResultJson } from './tool-result.ts';
+import { jsonRpcResultText } from './tool-result.ts';
 
 const MODERN_VERSION = '2026-07-28';
 
@@ -33,6 +41,15 @@ const header = (req: IncomingMessage, name: string): string | undefined => {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 };
+
+/** Whether a 2026-07-28 `tools/call`'s headers are exactly what the SDK's handler accepts without a word. */
+function exactModernHeaders(req: IncomingMessage): boolean {
+  if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call')
+    return false;
+  const accept = header(req, 'accept') ?? '';
+  if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
+  return (header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json');
+}
 
 export interface McpHttp {
   /** Handle a request to /mcp whose body (for POST) has been read and parsed already. */
@@ -70,13 +87,16 @@ const carriesRequest = (body: unknown): boolean =>
 
 export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp {
   const anonymous: Principal = { id: 'anonymous', roles: ['*'] };
-  // The principal rides on the SDK's pass-through authInfo (set on `req.auth` below).
+  // The principal, and the tool a `tools/call` was looked up as, ride on the SDK's pass-through authInfo (set on
+  // `req.auth` below): the request's server is built for them.
   const modern = createMcpHandler(
-    (ctx) =>
-      buildMcpServer(
-        { hub, principal: (ctx.authInfo?.extra?.principal as Principal | undefined) ?? anonymous },
+    (ctx) => {
+      const extra = ctx.authInfo?.extra as { principal?: Principal; lookup?: Lookup } | undefined;
+      return buildMcpServer(
+        { hub, principal: extra?.principal ?? anonymous, ...(extra?.lookup ? { lookup: extra.lookup } : {}) },
         { transport: 'http' },
-      ),
+      );
+    },
     {
       legacy: 'reject',
       maxRequestBodySize: opts.maxBodyBytes,
@@ -318,42 +338,54 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   }
 
   /**
-   * The measured fast path for 2026-07-28: a plain `tools/call` whose headers and envelope are exactly right is
-   * answered through the pipeline without building a protocol server for the request. Anything else — and a
-   * capability declared `interactive` — goes to the SDK handler. Returns whether it answered.
+   * A 2026-07-28 `tools/call`: its tool is looked up once; the headers that repeat parameters are checked against
+   * the body; and a plain call whose headers are exactly right is answered by the edge without building a protocol
+   * server for the request. Anything else is the SDK handler's, handed the lookup so it does not repeat it.
    */
-  async function answerFast(
+  async function answerModernCall(
     req: IncomingMessage,
     res: ServerResponse,
+    message: JSONRPCRequest,
     body: unknown,
     principal: Principal,
-  ): Promise<boolean> {
-    if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call')
-      return false;
-    const accept = header(req, 'accept') ?? '';
-    if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
-    if (!(header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json')) return false;
-    const call = fastCallOf(hub, principal, body, 'modern');
-    if (!call || header(req, 'mcp-name')?.trim() !== call.name) return false;
+  ): Promise<Lookup | 'answered' | undefined> {
+    const { id } = message;
+    const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+    if (typeof params?.name !== 'string') return undefined; // The SDK's handler says what is wrong.
+    const entry = shownEntry(hub, principal, params.name);
+    const lookup: Lookup = { name: params.name, ...(entry ? { entry } : {}) };
+    const declared = entry ? paramHeadersOf(entry.tool.inputSchema) : [];
+    const check = declared.length ? checkParamHeaders(declared, params?.arguments, req.headers) : undefined;
+    if (check && !check.ok) {
+      jsonRpcError(
+        res,
+        400,
+        TransportErrorCode.HeaderMismatch,
+        `Bad Request: the headers and body disagree: ${check.message}`,
+        {
+          data: { mismatch: { header: check.header, body: check.message } },
+          id,
+        },
+      );
+      return 'answered';
+    }
+    if (!entry || !exactModernHeaders(req)) return lookup;
+    const call = plainShapeOf(body, 'modern');
+    if (!call || header(req, 'mcp-name')?.trim() !== call.name || !answersHere(hub, entry, call, 'modern'))
+      return lookup;
     const cancellation = new Cancellation();
     const onClose = () => {
       if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
-    const outcome = await hub.pipeline.call(
-      callRequestOf(call, {
-        principal,
-        transport: 'http',
-        mcp: mcpCallInfoOf({ envelope: call.meta }),
-        cancellation,
-      }),
-    );
+    const caller = { principal, transport: 'http' as const, mcp: mcpCallInfoOf({ envelope: call.meta }), cancellation };
+    const outcome = await runCall(hub, call, caller, entry);
     res.off('close', onClose);
-    if (res.destroyed) return true;
-    const text = jsonRpcResultText(call.id, modernCallToolResultJson(outcome, SERVER_INFO));
+    if (res.destroyed) return 'answered';
+    const text = jsonRpcResultText(call.id as RequestId, resultJsonOf(outcome, 'modern'));
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
     res.end(text);
-    return true;
+    return 'answered';
   }
 
   return {
@@ -368,30 +400,17 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
           body,
         });
         if (inbound.kind === 'legacy') return handleLegacy(req, res, body, principal);
+        let lookup: Lookup | undefined;
         if (inbound.kind === 'modern' && inbound.messageKind === 'request' && inbound.message.method === 'tools/call') {
-          const { id, params } = inbound.message as { id: unknown; params?: { name?: unknown; arguments?: unknown } };
-          const entry = typeof params?.name === 'string' ? hub.services.registry.get(params.name) : undefined;
-          const shown = entry && visible(principal, entry.capability);
-          const declared = shown ? paramHeadersOf(entry.tool.inputSchema) : [];
-          const check = declared.length ? checkParamHeaders(declared, params?.arguments, req.headers) : undefined;
-          if (check && !check.ok)
-            return jsonRpcError(
-              res,
-              400,
-              TransportErrorCode.HeaderMismatch,
-              `Bad Request: the headers and body disagree: ${check.message}`,
-              {
-                data: { mismatch: { header: check.header, body: check.message } },
-                id,
-              },
-            );
+          const answer = await answerModernCall(req, res, inbound.message, body, principal);
+          if (answer === 'answered') return;
+          lookup = answer;
         }
-        if (inbound.kind === 'modern' && (await answerFast(req, res, body, principal))) return;
         (req as IncomingMessage & { auth?: unknown }).auth = {
           token: '',
           clientId: principal.id,
           scopes: principal.roles,
-          extra: { principal },
+          extra: { principal, lookup },
         };
         return modernNode(req as any, res as any, body);
       }

@@ -16,26 +16,10 @@ import type { CallContext, LogLevel, McpCallInfo, Principal, TransportKind } fro
 import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
-import { version } from '../version.ts';
-import { callRequestOf, mcpCallInfoOf } from './call-request.ts';
+import { type Caller, type Lookup, mcpCallInfoOf, runCall } from './mcp-edge.ts';
 import { paginate } from './paginate.ts';
+import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
-
-export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
-
-/** What Switchboard's MCP server offers every client. */
-export const SERVER_CAPABILITIES = {
-  tools: { listChanged: true },
-  resources: { listChanged: true, subscribe: true },
-  prompts: { listChanged: true },
-  completions: {},
-  logging: {},
-};
-
-/** What every client is told at the handshake. */
-export const INSTRUCTIONS =
-  'Switchboard is an MCP hub. Read the resource switchboard://welcome for what is here. ' +
-  'Tools are named domain__action (task__create, system__health). The task board (task__*) is shared by every agent.';
 
 /** A minimal context for resource reads and prompt gets (they are not pipeline calls). */
 function readContext(
@@ -137,9 +121,11 @@ export function forwardListChanges(hub: Hub, server: Server): () => void {
 }
 
 /** What one protocol server serves: the hub, to this caller. */
-export interface McpServing {
+export interface Serving {
   hub: Hub;
   principal: Principal;
+  /** A 2026-07-28 request's server: the tool its `tools/call` was looked up as at the edge, not looked up again. */
+  lookup?: Lookup;
 }
 
 /** One page of a list, mapped to its wire form, with `nextCursor` when more follow. */
@@ -165,11 +151,11 @@ function listPage<T, U>(
  * cancelled while it waited runs nothing, and a hub that failed to start answers each with that failure.
  */
 export function buildMcpServer(
-  serving: McpServing | (() => Promise<McpServing>),
+  serving: Serving | (() => Promise<Serving>),
   opts: { transport: TransportKind },
 ): Server {
   const { transport } = opts;
-  const served = async (signal: AbortSignal): Promise<McpServing> => {
+  const served = async (signal: AbortSignal): Promise<Serving> => {
     const ready = typeof serving === 'function' ? await serving() : serving;
     signal.throwIfAborted();
     return ready;
@@ -205,7 +191,7 @@ export function buildMcpServer(
   });
 
   server.setRequestHandler('tools/call', async (request, ctx) => {
-    const { hub, principal } = await served(ctx.mcpReq.signal);
+    const { hub, principal, lookup } = await served(ctx.mcpReq.signal);
     const target = `tools/call:${request.params.name}`;
     const call = {
       id: ctx.mcpReq.id,
@@ -213,16 +199,15 @@ export function buildMcpServer(
       arguments: request.params.arguments,
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
     };
-    const outcome = await hub.pipeline.call(
-      callRequestOf(call, {
-        principal,
-        transport,
-        mcp: mcpInfo(server, ctx, target),
-        server,
-        signal: ctx.mcpReq.signal,
-        log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
-      }),
-    );
+    const caller: Caller = {
+      principal,
+      transport,
+      mcp: mcpInfo(server, ctx, target),
+      server,
+      signal: ctx.mcpReq.signal,
+      log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
+    };
+    const outcome = await runCall(hub, call, caller, lookup?.name === call.name ? lookup.entry : undefined);
     return (await sealed(toCallToolResult(outcome), requestStateCodec(hub), principal, target)) as any;
   });
 

@@ -1,9 +1,9 @@
 // The transport of one 2025 Streamable HTTP session. The SDK's web-standard transport does the session's HTTP —
 // initialize, GET streams, resumption, DELETE, every error answer — reached from node:http through the same
-// adapter the SDK's Node transport uses (@hono/node-server). In front of it sits the fast branch (fast-call.ts):
-// a plain `tools/call` is answered through the pipeline, on a response stream this class writes itself in the
-// SDK's format (SSE, a priming event, every event stored for Last-Event-ID resumption). What such a call sends
-// its client — sampling, elicitation, logs — is related to its id, and `send` routes it onto that stream.
+// adapter the SDK's Node transport uses (@hono/node-server). Every POST is handed to the edge first (mcp-edge.ts):
+// a plain `tools/call` is answered there, on a response stream this class writes itself in the SDK's format (SSE,
+// a priming event, every event stored for Last-Event-ID resumption). What such a call sends its client —
+// sampling, elicitation, logs — is related to its id, and `send` routes it onto that stream.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { getRequestListener } from '@hono/node-server';
@@ -21,9 +21,9 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
-import { FastCalls, type FastReply } from './fast-call.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { CallStream } from './mcp-call-stream.ts';
+import { ConnectionEdge, type Reply } from './mcp-edge.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 
@@ -49,8 +49,8 @@ export interface SessionTransportOptions {
 export class SessionTransport implements Transport {
   private readonly events = createSessionEventStore();
   private readonly web: WebStandardStreamableHTTPServerTransport;
-  private readonly fast: FastCalls;
-  /** Response streams this transport writes itself (fast calls), by call id. */
+  private readonly edge: ConnectionEdge;
+  /** Response streams this transport writes itself (the edge's calls), by call id. */
   private readonly streams = new Map<RequestId, CallStream>();
   private supported: string[] = SUPPORTED_PROTOCOL_VERSIONS;
   private deliver?: Transport['onmessage'];
@@ -64,9 +64,9 @@ export class SessionTransport implements Transport {
       retryInterval: opts.retryMs,
       onsessioninitialized: opts.onsessioninitialized,
     });
-    this.fast = new FastCalls(opts.hub, opts.principal, 'http', opts.id);
+    this.edge = new ConnectionEdge(opts.hub, opts.principal, 'http', opts.id);
     this.web.onclose = () => {
-      this.fast.closeAll();
+      this.edge.closeAll();
       for (const stream of this.streams.values()) stream.end();
       this.streams.clear();
       this.closeHandler?.();
@@ -91,7 +91,7 @@ export class SessionTransport implements Transport {
     this.web.onerror = handler;
   }
 
-  /** Set by the protocol server on connect; every message it is given is then seen by the fast branch too. */
+  /** Set by the protocol server on connect; every message it is given is then seen by the edge too. */
   get onmessage(): Transport['onmessage'] {
     return this.deliver ? this.receive : undefined;
   }
@@ -102,7 +102,7 @@ export class SessionTransport implements Transport {
 
   private readonly receive = (message: JSONRPCMessage, extra?: MessageExtraInfo): void => {
     this.deliver?.(message, extra);
-    this.fast.observe(message);
+    this.edge.observe(message);
     // The SDK aborts a cancelled call and sends no response, but its transport ends a POST's stream only once
     // every request on it has one: close the stream of a cancelled request here (the client asked for nothing more).
     if ('method' in message && message.method === 'notifications/cancelled') {
@@ -166,8 +166,8 @@ export class SessionTransport implements Transport {
   }
 
   /**
-   * The fast branch: a plain `tools/call` whose headers are exactly what the SDK would accept. Anything it would
-   * answer with an error (Accept, Content-Type, an unsupported protocol version) goes to it.
+   * Hand a POST to the edge when its headers are exactly what the SDK would accept. Anything it would answer with
+   * an error (Accept, Content-Type, an unsupported protocol version) goes to it.
    */
   private takeCall(req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
     const accept = header(req, 'accept') ?? '';
@@ -175,13 +175,13 @@ export class SessionTransport implements Transport {
     if (header(req, 'content-type') !== 'application/json') return false;
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !this.supported.includes(version)) return false;
-    return this.fast.take(this.opts.server, body, (call) =>
-      this.openStream(call.id, res, version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION),
+    return this.edge.take(this.opts.server, body, (id) =>
+      this.openStream(id, res, version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION),
     );
   }
 
-  /** A fast call's response stream, and the reply that writes to it. */
-  private openStream(id: RequestId, res: ServerResponse, clientVersion: string): FastReply {
+  /** The response stream of a call the edge answers, and the reply that writes to it. */
+  private openStream(id: RequestId, res: ServerResponse, clientVersion: string): Reply {
     // As the SDK: a priming event (and so resumption and closeStream) only for clients that handle its empty data.
     const resumable = this.supported.includes(clientVersion) && clientVersion >= '2025-11-25';
     const stream = new CallStream(this.events, randomUUID(), this.sseHeaders(), () => this.streams.delete(id));
@@ -197,7 +197,7 @@ export class SessionTransport implements Transport {
     };
   }
 
-  /** A GET with Last-Event-ID that resumes a fast call still running; others are the SDK's to replay. */
+  /** A GET with Last-Event-ID that resumes an edge call still running; others are the SDK's to replay. */
   private resume(req: IncomingMessage, res: ServerResponse): boolean {
     const lastEventId = header(req, 'last-event-id');
     if (!lastEventId || !header(req, 'accept')?.includes('text/event-stream')) return false;
@@ -209,7 +209,7 @@ export class SessionTransport implements Transport {
     return false;
   }
 
-  /** A fast call the client cancelled gets no answer: its stream ends. Others are the SDK's. */
+  /** An edge call the client cancelled gets no answer: its stream ends. Others are the SDK's. */
   private cancelled(id: RequestId): void {
     const stream = this.streams.get(id);
     if (stream) {

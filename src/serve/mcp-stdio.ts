@@ -12,9 +12,9 @@ import type { Hub } from '../hub.ts';
 import { type CallerLimit, limitToCaller } from '../policy/caller-limit.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
-import { FastCalls, type FastReply } from './fast-call.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
-import { buildMcpServer, forwardListChanges, type McpServing } from './mcp-server.ts';
+import { ConnectionEdge, type Reply } from './mcp-edge.ts';
+import { buildMcpServer, forwardListChanges, type Serving } from './mcp-server.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -55,25 +55,25 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   // The handshake is read with the default limit; the configured one applies once the hub has read the config.
   const transport = new BatchingStdioTransport(DEFAULT_MAX_MESSAGE_BYTES);
   let current: Server | undefined;
-  let fast: FastCalls | undefined;
-  let started: McpServing | undefined;
-  // The fast branch: plain tools/call of an initialized session, through the same adapter and encoder as the SDK's.
-  // It serves once the hub is up; a `logging/setLevel` the SDK answered before that still applies to its calls.
+  let edge: ConnectionEdge | undefined;
+  let started: Serving | undefined;
+  // Every line goes to the edge first (plain tools/call of an initialized connection), then to the SDK. The edge
+  // serves once the hub is up; a `logging/setLevel` the SDK answered before that still applies to its calls.
   let levelBeforeHub: unknown;
-  const reply: FastReply = {
+  const reply: Reply = {
     result: (id, json) => transport.sendResult(id, json),
     error: (id, message) =>
       void transport.send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message } }),
   };
-  transport.fast = {
-    take: (message) => fast?.take(current, message, () => reply) ?? false,
+  transport.edge = {
+    take: (message) => edge?.take(current, message, () => reply) ?? false,
     observe: (message) => {
-      if (fast) fast.observe(message);
+      if (edge) edge.observe(message);
       else if ((message as { method?: unknown }).method === 'logging/setLevel') levelBeforeHub = message;
     },
   };
 
-  const ready = (hub: Hub): McpServing => {
+  const ready = (hub: Hub): Serving => {
     const config = hub.config.get();
     transport.setMaxMessageBytes(config.stdio.max_message_bytes);
     // Whoever started this process over stdio already runs as the local user; `[stdio] roles` narrows what they see.
@@ -89,8 +89,8 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
       void hub.close().catch(() => {});
       throw err;
     }
-    fast = new FastCalls(hub, principal, 'stdio');
-    if (levelBeforeHub) fast.observe(levelBeforeHub);
+    edge = new ConnectionEdge(hub, principal, 'stdio');
+    if (levelBeforeHub) edge.observe(levelBeforeHub);
     started = { hub, principal };
     if (current) unsubscribers.push(forwardListChanges(hub, current));
     return started;
@@ -110,12 +110,12 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
     throw new Error(`Switchboard could not start, so it cannot answer this request: ${err.message}`);
   };
 
-  let serving: Promise<McpServing> | undefined;
+  let serving: Promise<Serving> | undefined;
   /**
    * The hub, started once — in the turn after the one that asked, so what that turn answers without it (the
    * handshake of a client that sent more behind it) goes out first.
    */
-  const serve = (): Promise<McpServing> => {
+  const serve = (): Promise<Serving> => {
     if (!serving) {
       serving = transport.afterThisTurn().then(startHub).then(ready).catch(failed);
       serving.catch(() => {}); // Answered to each waiting request, and through `closed`.
@@ -133,7 +133,7 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
       const prevClose = server.onclose;
       server.onclose = () => {
         prevClose?.();
-        fast?.closeAll();
+        edge?.closeAll();
         ended();
       };
       return server;

@@ -1,5 +1,6 @@
 // The REST face: GET /v1/tools, POST /v1/tools/{name} (body = input), GET /v1/openapi.json and
-// GET /v1/events (SSE). Outcomes map to status codes through the one error table.
+// GET /v1/events (SSE). A call goes through the same edge as MCP's (mcp-edge.ts `runCall`); outcomes map to status
+// codes through the one error table.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Cancellation } from '../core/cancellation.ts';
 import { listedTools } from '../core/catalog/exposure.ts';
@@ -8,6 +9,7 @@ import { IDEMPOTENCY_META_KEY } from '../core/creating.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { outwardEvent } from '../observe/redact.ts';
+import { runCall, type ToolCall } from './mcp-edge.ts';
 import { buildOpenApi } from './openapi.ts';
 import { rawContent } from './tool-result.ts';
 
@@ -76,16 +78,15 @@ export async function callTool(
     });
   }
   const idempotencyKey = req.headers['idempotency-key'];
-  const outcome = await hub.pipeline.call({
-    principal,
+  const requestId = requestIdFrom(req.headers['x-request-id']);
+  const call: ToolCall = {
     name: decoded,
-    input: input ?? {},
-    transport: 'rest',
-    cancellation,
-    requestId: requestIdFrom(req.headers['x-request-id']),
+    ...(input === undefined ? {} : { arguments: input as Record<string, unknown> }),
+    ...(requestId === undefined ? {} : { id: requestId }),
     // The IETF Idempotency-Key header reaches a creating capability the way MCP's _meta key does.
     ...(idempotencyKey === undefined ? {} : { meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey } }),
-  });
+  };
+  const outcome = await runCall(hub, call, { principal, transport: 'rest', cancellation });
   res.off('close', onClose);
   if (res.destroyed) return;
   if (!outcome.ok) return sendError(res, outcome.error);

@@ -1,6 +1,6 @@
 // The stdio transport Switchboard hands to the SDK's `serveStdio`: newline-delimited JSON on stdin/stdout like
-// the SDK's own, plus two measured differences — replies are written in one batch per event-loop turn, and an
-// optional fast branch may answer a message itself instead of passing it to the protocol layer.
+// the SDK's own, plus two measured differences — replies are written in one batch per event-loop turn, and each
+// parsed message is offered to the edge (mcp-edge.ts), which may answer it instead of the protocol layer.
 import type { Readable, Writable } from 'node:stream';
 import { deserializeMessage, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/server';
 import { envelopeOf } from '../core/jsonrpc-envelope.ts';
@@ -46,8 +46,8 @@ function invalidMessage(value: unknown): string {
 // Long enough for a busy client to read the notification first; only calls that just sent one pay it.
 const RESPONSE_GAP_MS = 10;
 
-/** The fast branch in front of the protocol layer (fast-call.ts). */
-export interface FastBranch {
+/** The edge in front of the protocol layer (mcp-edge.ts). */
+export interface EdgeHook {
   /** Returns true when it took the message (and will answer it through `sendResult` or `send`). */
   take(message: unknown): boolean;
   /** Sees every message the protocol layer was given, after it (cancellations, log levels). */
@@ -59,7 +59,7 @@ export class BatchingStdioTransport implements Transport {
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
   /** Set by the owner once the protocol layer is connected. */
-  fast?: FastBranch;
+  edge?: EdgeHook;
   /** Called once, after the first write to stdout (stdio serve starts the hub then: the handshake's answer is out). */
   onfirstwrite?: () => void;
 
@@ -144,7 +144,7 @@ export class BatchingStdioTransport implements Transport {
       else this.refuse(ProtocolErrorCode.ParseError, `Parse error: ${depth.message}`);
       return;
     }
-    if (this.fast?.take(parsed)) return;
+    if (this.edge?.take(parsed)) return;
     let message: JSONRPCMessage;
     try {
       message = deserializeMessage(line);
@@ -173,7 +173,7 @@ export class BatchingStdioTransport implements Transport {
       return;
     }
     this.onmessage?.(message);
-    this.fast?.observe(message);
+    this.edge?.observe(message);
   }
 
   /** Answer a line that names no usable id: JSON-RPC's error with a null id, so no line goes unanswered. */
@@ -197,7 +197,7 @@ export class BatchingStdioTransport implements Transport {
     this.scheduleFlush();
   }
 
-  /** Queue a response whose result is JSON text already (the fast branch encodes results itself). */
+  /** Queue a response whose result is JSON text already (the edge encodes results itself). */
   sendResult(id: string | number, resultJson: string): void {
     if (this.closed) return;
     this.outgoing.push(jsonRpcResultText(id, resultJson));

@@ -1,8 +1,9 @@
-// The one encoder of a call's outcome for the wire: the MCP CallToolResult (SDK handlers, the fast branches,
-// the CLI), its JSON text (written by the fast branches without building the object twice), the JSON-RPC
-// response around it, and the content part REST answers with.
+// The one encoder of a call's outcome for the wire: the MCP CallToolResult (the SDK's handler, the edge, the CLI),
+// its JSON text per protocol era (written by the edge without building the object twice), the JSON-RPC response
+// around it, and the content part REST answers with.
 import type { RawResult } from '../core/capability.ts';
 import type { Outcome } from '../core/pipeline.ts';
+import { SERVER_INFO } from './server-identity.ts';
 
 /** The content, structured content and error flag of a raw result: what every face shows of it. */
 export function rawContent(raw: RawResult): Record<string, unknown> {
@@ -33,7 +34,7 @@ export function toCallToolResult(outcome: Outcome): Record<string, unknown> {
 }
 
 /**
- * `JSON.stringify(toCallToolResult(outcome))`, with a plain object result serialised once: the text content is
+ * The 2025-era CallToolResult JSON: `JSON.stringify(toCallToolResult(outcome))`, with a plain object result serialised once: the text content is
  * that same JSON, so the hot path quotes the string instead of walking the value twice.
  */
 export function callToolResultJson(outcome: Outcome): string {
@@ -54,9 +55,9 @@ const SERVER_INFO_KEY = 'io.modelcontextprotocol/serverInfo';
  * The CallToolResult JSON of a 2026-07-28 answer: `resultType: "complete"` and the server's identity in `_meta`,
  * as the SDK's 2026 codec stamps every result it encodes.
  */
-export function modernCallToolResultJson(outcome: Outcome, serverInfo: Record<string, unknown>): string {
+export function modernCallToolResultJson(outcome: Outcome): string {
   const result = toCallToolResult(outcome);
-  const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: serverInfo };
+  const meta = { ...((result._meta as Record<string, unknown> | undefined) ?? {}), [SERVER_INFO_KEY]: SERVER_INFO };
   return JSON.stringify({ ...result, resultType: 'complete', _meta: meta });
 }
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { describe, expect, it } from 'vitest';
-import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from '../../src/serve/mcp-server.ts';
+import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from '../../src/serve/server-identity.ts';
 import { answersById, BIN, childEnv, INITIALIZE_2025, runCli, tempProject } from '../helpers/cli.ts';
 
 const launches = [
