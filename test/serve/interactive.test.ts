@@ -8,20 +8,13 @@ import { z } from 'zod';
 import { defineCapability, inputRequired } from '../../src/core/capability.ts';
 import type { Entry } from '../../src/core/registry.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
+import { ASK_NAME, acceptedName } from '../helpers/ask-name.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 
 let hub: TestHub;
 let http: HttpHandle;
 const runs = { greet: 0, undeclared: 0 };
 const watched: { entry: Entry; before: Entry }[] = [];
-
-const askName = {
-  method: 'elicitation/create',
-  params: {
-    message: 'Your name?',
-    requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-} as const;
 
 beforeAll(async () => {
   hub = await testHub();
@@ -34,9 +27,9 @@ beforeAll(async () => {
       interactive: true,
       handle: (_input, ctx) => {
         runs.greet++;
-        const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
-        if (answer?.action === 'accept') return `Hello, ${answer.content?.name}!`;
-        return inputRequired({ name: askName }, 'asked');
+        const name = acceptedName(ctx);
+        if (name) return `Hello, ${name}!`;
+        return inputRequired({ name: ASK_NAME }, 'asked');
       },
     }),
   );
@@ -47,7 +40,7 @@ beforeAll(async () => {
       input: z.object({}),
       handle: () => {
         runs.undeclared++;
-        return inputRequired({ name: askName });
+        return inputRequired({ name: ASK_NAME });
       },
     }),
   );

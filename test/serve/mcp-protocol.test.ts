@@ -9,20 +9,13 @@ import { defineCapability, inputRequired } from '../../src/core/capability.ts';
 import type { McpCallInfo } from '../../src/core/context.ts';
 import { definePrompt } from '../../src/core/resource.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
+import { ASK_NAME, acceptedName } from '../helpers/ask-name.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { rpc2026 as rawRpc2026 } from '../helpers/rpc2026.ts';
 
 let hub: TestHub;
 let http: HttpHandle;
 const seen: McpCallInfo[] = [];
-
-const askName = {
-  method: 'elicitation/create',
-  params: {
-    message: 'Your name?',
-    requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-} as const;
 
 beforeAll(async () => {
   hub = await testHub();
@@ -35,10 +28,9 @@ beforeAll(async () => {
       interactive: true,
       handle: (_input, ctx) => {
         if (ctx.mcp) seen.push(ctx.mcp);
-        const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
-        if (answer?.action === 'accept' && ctx.mcp?.requestState === 'asked-once')
-          return `Hello, ${answer.content?.name}!`;
-        return inputRequired({ name: askName }, 'asked-once');
+        const name = acceptedName(ctx);
+        if (name && ctx.mcp?.requestState === 'asked-once') return `Hello, ${name}!`;
+        return inputRequired({ name: ASK_NAME }, 'asked-once');
       },
     }),
   );
@@ -48,7 +40,7 @@ beforeAll(async () => {
       description: 'Another tool that keeps requestState.',
       input: z.object({}),
       interactive: true,
-      handle: (_input, ctx) => (ctx.mcp?.requestState ? 'resumed' : inputRequired({ name: askName }, 'other-state')),
+      handle: (_input, ctx) => (ctx.mcp?.requestState ? 'resumed' : inputRequired({ name: ASK_NAME }, 'other-state')),
     }),
   );
   r.add(
@@ -82,7 +74,7 @@ beforeAll(async () => {
       description: 'Asks for a name before rendering.',
       get: (_args, ctx) => {
         const answer = ctx.mcp?.inputResponses?.name as { content?: { name?: string } } | undefined;
-        if (!answer?.content?.name) return inputRequired({ name: askName });
+        if (!answer?.content?.name) return inputRequired({ name: ASK_NAME });
         return { messages: [{ role: 'user', content: { type: 'text', text: `Name: ${answer.content.name}` } }] };
       },
     }),

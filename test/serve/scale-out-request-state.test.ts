@@ -6,17 +6,10 @@ import { z } from 'zod';
 import { defineCapability, inputRequired } from '../../src/core/capability.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
+import { ASK_NAME, acceptedName } from '../helpers/ask-name.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { REDIS_URL, testPrefix } from '../helpers/redis.ts';
 import { rpc2026 } from '../helpers/rpc2026.ts';
-
-const askName = {
-  method: 'elicitation/create',
-  params: {
-    message: 'Your name?',
-    requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-} as const;
 
 const greet = defineCapability({
   name: 'mrtr.greet',
@@ -24,9 +17,9 @@ const greet = defineCapability({
   input: z.object({}),
   interactive: true,
   handle: (_input, ctx) => {
-    const answer = ctx.mcp?.inputResponses?.name as { action?: string; content?: { name?: string } } | undefined;
-    if (answer?.action === 'accept' && ctx.mcp?.requestState === 'asked-once') return `Hello, ${answer.content?.name}!`;
-    return inputRequired({ name: askName }, 'asked-once');
+    const name = acceptedName(ctx);
+    if (name && ctx.mcp?.requestState === 'asked-once') return `Hello, ${name}!`;
+    return inputRequired({ name: ASK_NAME }, 'asked-once');
   },
 });
 
