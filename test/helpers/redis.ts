@@ -6,7 +6,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach } from 'vitest';
-import type { StoreClock } from '../../src/store/records/instances.ts';
+import type { StoreClock } from '../../src/store/records/clock.ts';
 import { RedisStore } from '../../src/store/redis/index.ts';
 import { type HttpServerProcess, tempProject } from './cli.ts';
 

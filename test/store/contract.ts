@@ -10,7 +10,7 @@ import type {
   TaskFilter,
   TaskStatus,
 } from '../../src/store/contract.ts';
-import type { StoreClock } from '../../src/store/records/instances.ts';
+import type { StoreClock } from '../../src/store/records/clock.ts';
 
 // A few real ms between two writes whose times the store stamps itself (tasks, script runs: not the moved clock)
 // must differ; a longer wait on a slow machine only makes them differ more.
@@ -21,7 +21,7 @@ function byListOrder(a: Task, b: Task): number {
   return b.priority - a.priority || a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id);
 }
 
-/** A clock the suite moves: leases end when it says, not after a real wait (it starts at the real time). */
+/** A clock the suite moves: leases end and timestamps differ when it says, not after a real wait (it starts at the real time). */
 function movableClock(): { now: StoreClock; advance(ms: number): void } {
   let offset = 0;
   return {
@@ -34,7 +34,7 @@ function movableClock(): { now: StoreClock; advance(ms: number): void } {
 
 /**
  * Define the contract suite for one Store implementation. `make` returns a fresh, empty, open store per test, whose
- * instance leases follow `clock.now`; the suite closes it afterwards.
+ * instance leases and record times follow `clock.now`; the suite closes it afterwards.
  *
  * @example
  * storeContract('sqlite', async (clock) => SqliteStore.open(join(dir, `${randomUUID()}.db`), clock));
@@ -340,7 +340,7 @@ export function storeContract(name: string, make: (clock: { now: StoreClock }) =
     describe('task updates', () => {
       it('applies a patch, keeps other fields and bumps version and updatedAt', async () => {
         const task = await store.tasks.create({ text: 'old', priority: 10, type: 'bug', metadata: { a: 1 } });
-        await sleep(5);
+        clock.advance(5);
         const res = await store.tasks.update(task.id, { text: 'new', priority: 20 });
         expect(res.ok).toBe(true);
         if (!res.ok) return;
@@ -1233,12 +1233,12 @@ export function storeContract(name: string, make: (clock: { now: StoreClock }) =
 
       it('updates status and client, lists newest first with filters, and removes a run with its journal', async () => {
         await run('r-1');
-        await sleep(5);
+        clock.advance(5);
         await run('r-2', { principal: 'p2' });
-        await sleep(5);
+        clock.advance(5);
         await run('r-3', { clientKey: 'session:abc' });
         expect((await store.scriptRuns.list()).map((r) => r.id)).toEqual(['r-3', 'r-2', 'r-1']);
-        await sleep(5);
+        clock.advance(5);
         const moved = await store.scriptRuns.update('r-1', { clientKey: 'run:r-1', status: 'finished' });
         expect(moved).toMatchObject({ clientKey: 'run:r-1', status: 'finished' });
         expect(moved && moved.updatedAt > moved.createdAt).toBe(true);
@@ -1262,9 +1262,9 @@ export function storeContract(name: string, make: (clock: { now: StoreClock }) =
         await store.scriptRuns.append('old-done', [{ a: 1 }]);
         await store.scriptRuns.update('old-done', { status: 'finished' });
         await run('old-running');
-        await sleep(5);
-        const cutoff = new Date().toISOString();
-        await sleep(5);
+        clock.advance(5);
+        const cutoff = new Date(clock.now()).toISOString();
+        clock.advance(5);
         await run('new-done');
         await store.scriptRuns.update('new-done', { status: 'finished' });
         expect(await store.scriptRuns.prune(cutoff)).toBe(1);

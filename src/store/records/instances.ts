@@ -3,12 +3,6 @@ import { z } from 'zod';
 import type { BusEvent } from '../../core/context.ts';
 import { check, describe, integer, invalid, mustBe, nonEmptyText, text, toJson } from './common.ts';
 
-/** The clock a store measures instance leases by, in epoch ms: Date.now, or one a test moves instead of waiting. */
-export type StoreClock = () => number;
-
-/** The default clock: `Date.now` read at each call, so a test that fakes the system time moves it too. */
-export const readClock: StoreClock = () => Date.now();
-
 /** A lease length in ms (an instance's, a session turn lock's). */
 export const leaseMs = integer(1);
 

@@ -20,8 +20,8 @@ import type {
   TaskStore,
   TokenStore,
 } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { describe, invalid } from '../records/common.ts';
-import { readClock, type StoreClock } from '../records/instances.ts';
 import { AUDIT_SCRIPTS, type AuditScripts, RedisAudit } from './audit.ts';
 import { newRedisClient, RedisGuard, safeRedisUrl } from './connection.ts';
 import { RedisDocuments } from './documents.ts';
@@ -109,7 +109,7 @@ export class RedisStore implements Store {
   ) {
     this.guard = new RedisGuard(client, url);
     const io = <T>(fn: () => Promise<T>) => this.guard.io(fn);
-    this.tasks = new RedisTasks(client, prefix, io);
+    this.tasks = new RedisTasks(client, prefix, io, now);
     this.instances = new RedisInstances(client, prefix, io, now);
     this.events = new RedisEvents(client, prefix, io);
     this.tokens = new RedisTokens(client, prefix, io);
@@ -117,7 +117,7 @@ export class RedisStore implements Store {
     this.documents = new RedisDocuments(client, prefix, io);
     this.oauthLogins = new RedisOAuthLogins(client, prefix, io);
     this.hooks = new RedisHooks(client, prefix, io);
-    this.scriptRuns = new RedisScriptRuns(client, prefix, io);
+    this.scriptRuns = new RedisScriptRuns(client, prefix, io, now);
     this.agentSessions = new RedisAgentSessions(client, prefix, io);
     this.shared = new RedisShared(client, url, prefix, io);
   }

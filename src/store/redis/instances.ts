@@ -2,8 +2,9 @@
 // written together by Lua scripts so an expired instance is handed to exactly one caller.
 import type { Redis } from 'ioredis';
 import type { Instance, InstanceStore } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { check } from '../records/common.ts';
-import { checkRegistration, epochMs, leaseMs, readClock, type StoreClock } from '../records/instances.ts';
+import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
 import { replies } from './connection.ts';
 import { type Io, pairs, type ScriptDef } from './scripts.ts';
 

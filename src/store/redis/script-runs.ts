@@ -1,8 +1,10 @@
 // Script runs on Redis, with their journals: the same contract and messages as the SQLite tables, every multi-key
 // write one Lua script, so two instances never see a half-written run.
+
 import type { Redis } from 'ioredis';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewScriptRun, ScriptRun, ScriptRunFilter, ScriptRunStatus, ScriptRunStore } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { checkIso } from '../records/common.ts';
 import { checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../records/script-runs.ts';
 import { replies } from './connection.ts';
@@ -55,6 +57,8 @@ export class RedisScriptRuns implements ScriptRunStore {
     private readonly r: Client,
     private readonly P: string,
     private readonly io: Io,
+    /** The clock of creation and update times (tests move it). */
+    private readonly now: StoreClock = readClock,
   ) {
     this.byUpdate = `${P}sruns`;
   }
@@ -65,7 +69,7 @@ export class RedisScriptRuns implements ScriptRunStore {
 
   async create(run: NewScriptRun): Promise<ScriptRun> {
     const r = checkNewScriptRun(run);
-    const now = new Date();
+    const now = new Date(this.now());
     const at = now.toISOString();
     const ok = await this.io(() =>
       this.r.sbRunCreate(
@@ -93,7 +97,7 @@ export class RedisScriptRuns implements ScriptRunStore {
     checkRunId(id);
     const data = journalRows(entries);
     if (data.length === 0) return;
-    const now = new Date();
+    const now = new Date(this.now());
     const ok = await this.io(() =>
       this.r.sbRunAppend(
         this.key(id),
@@ -116,7 +120,7 @@ export class RedisScriptRuns implements ScriptRunStore {
   async update(id: string, patch: { status?: ScriptRunStatus; clientKey?: string }): Promise<ScriptRun | undefined> {
     checkRunId(id);
     const p = checkRunPatch(patch);
-    const now = new Date();
+    const now = new Date(this.now());
     const reply = await this.io(() =>
       this.r.sbRunUpdate(
         this.key(id),

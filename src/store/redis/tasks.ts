@@ -1,5 +1,6 @@
 // Tasks on Redis: one hash per task (`task:<id>`) and sorted sets that index them in list order (all, by status,
 // by type, by assignee) and by completion (`tasks:finished`); every write is one Lua script that keeps the indexes.
+
 import type { Redis } from 'ioredis';
 import type { IdempotencyClaim, Once } from '../../core/idempotency.ts';
 import type {
@@ -18,6 +19,7 @@ import type {
   TaskUpdateResult,
 } from '../contract.ts';
 import { checkClaim, claimId, idempotencyRecord, replay } from '../idempotency.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { checkString } from '../records/common.ts';
 import { checkNewAttachment, MAX_ATTACHMENTS_PER_TASK, toAttachment } from '../records/task-attachments.ts';
 import {
@@ -112,6 +114,8 @@ export class RedisTasks implements TaskStore {
     private readonly r: Client,
     private readonly P: string,
     private readonly io: Io,
+    /** The clock of creation, update and lease times (tests move it). */
+    private readonly now: StoreClock = readClock,
   ) {}
 
   async create(task: NewTask): Promise<Task> {
@@ -147,7 +151,7 @@ export class RedisTasks implements TaskStore {
     args: string[];
     task: Task;
   } {
-    const { id, time } = newTaskId();
+    const { id, time } = newTaskId(this.now());
     const at = new Date(time).toISOString();
     const fields: Record<string, string | null> = {
       id,
@@ -180,7 +184,7 @@ export class RedisTasks implements TaskStore {
 
   async claim(instanceId: string): Promise<Task | undefined> {
     checkString(instanceId, 'instanceId');
-    const h = await this.io(() => this.r.sbTaskClaim(this.P, instanceId, new Date().toISOString()));
+    const h = await this.io(() => this.r.sbTaskClaim(this.P, instanceId, new Date(this.now()).toISOString()));
     return h ? toTask(pairs(h)) : undefined;
   }
 
@@ -285,7 +289,7 @@ export class RedisTasks implements TaskStore {
         `${this.P}task:${id}`,
         this.P,
         from ? `,${from.join(',')},` : '',
-        new Date().toISOString(),
+        new Date(this.now()).toISOString(),
         String(set.length / 2),
         ...set,
         ...clear,
@@ -324,7 +328,7 @@ export class RedisTasks implements TaskStore {
 
   async releaseInstance(instanceId: string): Promise<string[]> {
     checkString(instanceId, 'instanceId');
-    const ids = await this.io(() => this.r.sbTaskRelease(this.P, instanceId, new Date().toISOString()));
+    const ids = await this.io(() => this.r.sbTaskRelease(this.P, instanceId, new Date(this.now()).toISOString()));
     return [...ids].sort();
   }
 }

@@ -15,7 +15,7 @@ import type {
   TaskStore,
   TokenStore,
 } from '../contract.ts';
-import { readClock, type StoreClock } from '../records/instances.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { SqliteAudit } from './audit.ts';
 import { configure, type Db, openDatabase, type Statement } from './connection.ts';
 import { SqliteDocuments } from './documents.ts';
@@ -62,7 +62,7 @@ export class SqliteStore implements Store {
     const live = () => {
       if (!db.open) throw new SwitchboardError('UNAVAILABLE', `The SQLite store ${file} is closed.`);
     };
-    this.tasks = new SqliteTasks(db, live);
+    this.tasks = new SqliteTasks(db, live, now);
     this.instances = new SqliteInstances(db, live, now);
     this.events = new SqliteEvents(db, live);
     this.tokens = new SqliteTokens(db, live);
@@ -70,7 +70,7 @@ export class SqliteStore implements Store {
     this.documents = new SqliteDocuments(db, live);
     this.oauthLogins = new SqliteOAuthLogins(db, live);
     this.hooks = new SqliteHooks(db, live);
-    this.scriptRuns = new SqliteScriptRuns(db, live);
+    this.scriptRuns = new SqliteScriptRuns(db, live, now);
     this.pingStmt = db.prepare('SELECT 1 AS ok');
   }
 

@@ -1,7 +1,8 @@
 // Hub instances and their leases in the SQLite store.
 import type { Instance, InstanceStore } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { check } from '../records/common.ts';
-import { checkRegistration, epochMs, leaseMs, readClock, type StoreClock } from '../records/instances.ts';
+import { checkRegistration, epochMs, leaseMs } from '../records/instances.ts';
 import type { Db, Statement } from './connection.ts';
 
 interface InstanceRow {

@@ -1,7 +1,9 @@
 // Script runs and their journals (src/sources/scripts) in the SQLite store.
+
 import type Database from 'better-sqlite3';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { NewScriptRun, ScriptRun, ScriptRunFilter, ScriptRunStatus, ScriptRunStore } from '../contract.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { checkIso } from '../records/common.ts';
 import { checkNewScriptRun, checkRunFilter, checkRunId, checkRunPatch, journalRows } from '../records/script-runs.ts';
 import { type Db, isConstraint, type Statement } from './connection.ts';
@@ -46,6 +48,8 @@ export class SqliteScriptRuns implements ScriptRunStore {
   constructor(
     private readonly db: Db,
     private readonly live: () => void,
+    /** The clock of creation and update times (tests move it). */
+    private readonly now: StoreClock = readClock,
   ) {
     this.insert = db.prepare(
       `INSERT INTO script_runs (id, client_key, principal, name, status, created_at, updated_at, entries)
@@ -66,7 +70,7 @@ export class SqliteScriptRuns implements ScriptRunStore {
     this.expired = db.prepare("SELECT id FROM script_runs WHERE status = 'finished' AND updated_at < ?").pluck();
     // The row's counter hands out the sequence numbers, so concurrent appenders (two hubs) cannot interleave.
     this.appendAll = db.transaction((id: string, data: readonly string[]) => {
-      const row = this.bump.get(data.length, new Date().toISOString(), id, data.length) as
+      const row = this.bump.get(data.length, new Date(this.now()).toISOString(), id, data.length) as
         | { first: number }
         | undefined;
       if (!row) return false;
@@ -79,7 +83,13 @@ export class SqliteScriptRuns implements ScriptRunStore {
     this.live();
     const r = checkNewScriptRun(run);
     const id = r.id;
-    const row = { id, client_key: r.clientKey, principal: r.principal, name: r.name, at: new Date().toISOString() };
+    const row = {
+      id,
+      client_key: r.clientKey,
+      principal: r.principal,
+      name: r.name,
+      at: new Date(this.now()).toISOString(),
+    };
     try {
       this.insert.run(row);
     } catch (err) {
@@ -113,9 +123,12 @@ export class SqliteScriptRuns implements ScriptRunStore {
     this.live();
     checkRunId(id);
     const p = checkRunPatch(patch);
-    const row = this.write.get({ id, status: p.status, client_key: p.clientKey, at: new Date().toISOString() }) as
-      | ScriptRunRow
-      | undefined;
+    const row = this.write.get({
+      id,
+      status: p.status,
+      client_key: p.clientKey,
+      at: new Date(this.now()).toISOString(),
+    }) as ScriptRunRow | undefined;
     return row ? toScriptRun(row) : undefined;
   }
 

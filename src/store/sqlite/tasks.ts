@@ -1,5 +1,6 @@
 // The task board in the SQLite store: rows, the patchable columns, keyset-paged lists, compare-and-set updates,
 // batches, the atomic claim and delete (attachments: task-attachments.ts, called inside these transactions).
+
 import type { IdempotencyClaim, Once } from '../../core/idempotency.ts';
 import type {
   AttachResult,
@@ -17,6 +18,7 @@ import type {
   TaskUpdateResult,
 } from '../contract.ts';
 import { checkClaim, replay } from '../idempotency.ts';
+import { readClock, type StoreClock } from '../records/clock.ts';
 import { checkString } from '../records/common.ts';
 import { checkNewAttachment } from '../records/task-attachments.ts';
 import {
@@ -99,6 +101,8 @@ export class SqliteTasks implements TaskStore {
   constructor(
     private readonly db: Db,
     private readonly live: () => void,
+    /** The clock of creation, update and lease times (tests move it). */
+    private readonly now: StoreClock = readClock,
   ) {
     this.keys = new SqliteIdempotencyKeys(db);
     this.insert = db.prepare(
@@ -149,7 +153,10 @@ export class SqliteTasks implements TaskStore {
 
   async claim(instanceId: string): Promise<Task | undefined> {
     this.live();
-    const row = this.claimNext.get({ instance: checkString(instanceId, 'instanceId'), now: new Date().toISOString() });
+    const row = this.claimNext.get({
+      instance: checkString(instanceId, 'instanceId'),
+      now: new Date(this.now()).toISOString(),
+    });
     return row ? toTask(row as TaskRow) : undefined;
   }
 
@@ -220,7 +227,7 @@ export class SqliteTasks implements TaskStore {
     estimatedComplexity,
     createdBy,
   }: ReturnType<typeof checkNewTask>): TaskRow {
-    const { id, time } = newTaskId();
+    const { id, time } = newTaskId(this.now());
     const at = new Date(time).toISOString();
     const row: TaskRow = {
       id,
@@ -305,7 +312,12 @@ export class SqliteTasks implements TaskStore {
         const row = this.byId.get(id) as TaskRow | undefined;
         if (!row) return { ok: false, reason: 'not_found' };
         if (from && !from.includes(row.status)) return { ok: false, reason: 'conflict', task: toTask(row) };
-        const next: TaskRow = { ...row, ...changes, updated_at: new Date().toISOString(), version: row.version + 1 };
+        const next: TaskRow = {
+          ...row,
+          ...changes,
+          updated_at: new Date(this.now()).toISOString(),
+          version: row.version + 1,
+        };
         this.write.run({ ...next, expected: row.version });
         return { ok: true, task: toTask(next) };
       })
@@ -315,7 +327,9 @@ export class SqliteTasks implements TaskStore {
   async releaseInstance(instanceId: string): Promise<string[]> {
     this.live();
     checkString(instanceId, 'instanceId');
-    const rows = this.release.all({ instance: instanceId, now: new Date().toISOString() }) as { id: string }[];
+    const rows = this.release.all({ instance: instanceId, now: new Date(this.now()).toISOString() }) as {
+      id: string;
+    }[];
     return rows.map((r) => r.id).sort();
   }
 }
