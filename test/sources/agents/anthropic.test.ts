@@ -1,7 +1,8 @@
 // The anthropic provider end to end through the pipeline: @anthropic-ai/sdk against the fake Messages API. The
 // behaviour every API provider shares is the contract (provider-contract.ts); here are the adapter that reads the
 // Messages API's wire format for it, and what is the Messages API's own: its history of content blocks.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import {
   type FakeAnthropic,
   type FakeBlock,
@@ -86,11 +87,7 @@ providerContract({
 describe('anthropic provider: the Messages API wire format', () => {
   let api: FakeAnthropic | undefined;
   let hub: TestHub | undefined;
-  afterEach(async () => {
-    await hub?.close();
-    await api?.close();
-    hub = api = undefined;
-  });
+  closeAfterEach(() => [hub, api]);
 
   it('the history is content blocks: text, tool_use, and the tool_results in one user message', async () => {
     api = await startFakeAnthropic({

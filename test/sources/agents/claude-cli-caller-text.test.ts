@@ -4,18 +4,15 @@
 // or server of theirs runs. A model name and a system prompt that look like options are values too.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
-});
+closeAfterEach(() => [hub, api]);
 
 /** Prompts that claude would read as its own options if they were words of the command line. */
 function hostilePrompts(marker: string): string[] {

@@ -2,7 +2,8 @@
 // Messages API: start, resume with -r, the agent's system prompt and MCP config, cancel, structured output.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { until } from '../../helpers/until.ts';
@@ -10,11 +11,7 @@ import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
-});
+closeAfterEach(() => [hub, api]);
 
 /** Pids of running processes whose command line mentions `needle`. */
 function processesWith(needle: string): number[] {

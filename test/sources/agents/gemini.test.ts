@@ -2,7 +2,8 @@
 // every API provider shares is the contract (provider-contract.ts), run here through the adapter in gemini-adapter.ts;
 // the rest is what is that API's own: the history as Gemini contents (functionCall / functionResponse, thought
 // signatures), the model in the path, and calls Gemini gives no id.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeGemini, startFakeGemini } from '../../helpers/fake-gemini.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
@@ -20,11 +21,7 @@ const LOOKUP = {
 describe('gemini provider: the Gemini API wire format', () => {
   let api: FakeGemini | undefined;
   let hub: TestHub | undefined;
-  afterEach(async () => {
-    await hub?.close();
-    await api?.close();
-    hub = api = undefined;
-  });
+  closeAfterEach(() => [hub, api]);
 
   it('the first request streams from the model in the path, with the system instruction and maxOutputTokens', async () => {
     api = await startFakeGemini({ replies: ['Hello from Gemini'] });

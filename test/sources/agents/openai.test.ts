@@ -2,8 +2,9 @@
 // behaviour every API provider shares is the contract (provider-contract.ts); here are the adapter that reads chat
 // completions for it, and what is that API's own: the history converted to chat messages (tool calls and `tool`
 // results), the system prompt as the first message, streaming.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { toChatMessages } from '../../../src/sources/agents/providers/openai.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import {
   type FakeChatReply,
   type FakeOpenAI,
@@ -92,11 +93,7 @@ providerContract({
 describe('openai provider: the chat-completions wire format', () => {
   let api: FakeOpenAI | undefined;
   let hub: TestHub | undefined;
-  afterEach(async () => {
-    await hub?.close();
-    await api?.close();
-    hub = api = undefined;
-  });
+  closeAfterEach(() => [hub, api]);
 
   it('the first request streams, with usage asked for and the system prompt as the first chat message', async () => {
     api = await startFakeOpenAI({ replies: ['Hello from a local model'] });

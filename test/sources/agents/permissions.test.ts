@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { denyEdits } from '../../../src/sources/agents/providers/claude-cli.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
@@ -13,12 +14,11 @@ import { agentHub } from './agent-hub.ts';
 let api: FakeAnthropic | undefined;
 let hub: TestHub | undefined;
 const temps: string[] = [];
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
+afterEach(() => {
   for (const t of temps.splice(0)) rmSync(t, { recursive: true, force: true });
 });
+// Registered last, so it runs first (vitest runs after-hooks as a stack): the hub closes before its folders go.
+closeAfterEach(() => [hub, api]);
 
 function tempDir(prefix: string): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));

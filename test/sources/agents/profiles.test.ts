@@ -3,19 +3,16 @@
 // claude binary, both against the fake Messages API, whose requests show the tools the model was given.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BIN, FIXTURE_HANDLERS } from '../../helpers/cli.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, type Responder, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
-});
+closeAfterEach(() => [hub, api]);
 
 const PROFILES = `
 [profiles.board]

@@ -4,8 +4,9 @@
 // pin Switchboard's behaviour, not a wire format (each provider's file checks its own wire format).
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { startHttpServer, tempProject } from '../../helpers/cli.ts';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import type { TestHub } from '../../helpers/hub.ts';
 import { until } from '../../helpers/until.ts';
 import { type AgentHubOptions, agentHub } from './agent-hub.ts';
@@ -139,11 +140,7 @@ export function providerContract(provider: ProviderUnderTest): void {
   const call = (n: number) => (api as FakeModelApi).calls()[n];
 
   describe(`API provider contract: ${name}`, () => {
-    afterEach(async () => {
-      await hub?.close();
-      await api?.close();
-      hub = api = undefined;
-    });
+    closeAfterEach(() => [hub, api]);
 
     it('start → result: the agent definition sets model, max_tokens and system prompt; usage, meta and agent.result follow', async () => {
       api = await provider.start({ replies: [{ text: 'Design done.', usage: { input: 42, output: 7 } }] });

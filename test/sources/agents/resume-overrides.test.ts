@@ -1,7 +1,8 @@
 // What Meerkat's meerkat_resume takes beyond a prompt: `model`, `max_tokens` and `provider` apply to the resumed
 // turn (the fake model APIs see them) and stay the session's; a provider switch sends the turn, with the
 // conversation so far, to the other API. And `output_schema` in Meerkat's wrapper form at start.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { type FakeGemini, startFakeGemini } from '../../helpers/fake-gemini.ts';
 import { type FakeOpenAI, startFakeOpenAI } from '../../helpers/fake-openai.ts';
@@ -12,11 +13,7 @@ let anthropic: FakeAnthropic | undefined;
 let openai: FakeOpenAI | undefined;
 let gemini: FakeGemini | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await Promise.all([anthropic?.close(), openai?.close(), gemini?.close()]);
-  hub = anthropic = openai = gemini = undefined;
-});
+closeAfterEach(() => [hub, anthropic, openai, gemini]);
 
 describe('agent.resume overrides', () => {
   it('model and max_tokens apply to the resumed turn and stay for the next ones', async () => {

@@ -2,7 +2,8 @@
 // parallel, cancel, clean, listings, broken definitions, and what a crash leaves behind.
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import { gate } from '../../helpers/gate.ts';
 import type { TestHub } from '../../helpers/hub.ts';
@@ -11,11 +12,7 @@ import { agentHub } from './agent-hub.ts';
 
 let api: FakeAnthropic | undefined;
 let hub: TestHub | undefined;
-afterEach(async () => {
-  await hub?.close();
-  await api?.close();
-  hub = api = undefined;
-});
+closeAfterEach(() => [hub, api]);
 
 const ANTHROPIC = '[agents]\ndefault_provider = "anthropic"';
 
@@ -26,7 +23,7 @@ describe('session names', () => {
     ['has space', 'Session name can only contain alphanumeric characters, dashes, and underscores'],
     ['../escape', 'Session name can only contain alphanumeric characters, dashes, and underscores'],
   ])('rejects %j with the exact message', async (name, message) => {
-    hub ??= await agentHub({ config: ANTHROPIC });
+    hub = await agentHub({ config: ANTHROPIC });
     for (const tool of ['agent.start', 'agent.resume', 'agent.status', 'agent.result', 'agent.cancel']) {
       const out = await hub.call(tool, { session_name: name, prompt: 'p' });
       expect(out.ok).toBe(false);
@@ -38,7 +35,7 @@ describe('session names', () => {
   });
 
   it('rejects keys a tool does not take, naming them, like every other tool', async () => {
-    hub ??= await agentHub({ config: ANTHROPIC });
+    hub = await agentHub({ config: ANTHROPIC });
     const calls: Array<[string, Record<string, unknown>]> = [
       ['agent.start', { session_name: 's', prompt: 'p', bogus_field: 1 }],
       ['agent.resume', { session_name: 's', prompt: 'p', bogus_field: 1 }],
