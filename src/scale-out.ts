@@ -62,7 +62,7 @@ export async function scaleOut(
       const beat = async () => {
         const alive = await store.instances.heartbeat(id, leaseTtlMs(services));
         if (!alive) await register();
-        await publishMetrics(store, id, services.metrics.snapshot());
+        await publishMetrics(store, id, services.metrics);
       };
       beating = register().catch((err) => logger.warn({ err: err.message }, 'instance registration failed'));
       const tick = () => {

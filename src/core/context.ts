@@ -168,6 +168,23 @@ export interface CapabilityMetrics {
 
 export interface MetricsView {
   snapshot(): Record<string, CapabilityMetrics>;
+  /** Each capability's latency histogram since start, as instances on a shared store publish it to be merged. */
+  latency(): Record<string, LatencySnapshot>;
+}
+
+/**
+ * A latency histogram in portable form (src/observe/latency-histogram.ts): counts of fixed buckets, which add up
+ * exactly across instances.
+ */
+export interface LatencySnapshot {
+  /** The buckets' layout; histograms of another layout are not merged. */
+  layout: string;
+  /** The non-empty buckets, as [bucket index, observations]. */
+  buckets: [number, number][];
+  /** Seconds. */
+  sum: number;
+  min: number;
+  max: number;
 }
 
 /**

@@ -5,6 +5,7 @@ import type { EventBus } from '../core/context.ts';
 import { isoTime } from '../core/iso-time.ts';
 import type { CallState, Outcome } from '../core/pipeline.ts';
 import type { AuditWriter } from './audit.ts';
+import { bucketOf } from './latency-histogram.ts';
 import type { CallMetrics } from './metrics.ts';
 import type { PromMetrics } from './prometheus.ts';
 
@@ -24,10 +25,12 @@ export class CallObservers {
 
   /** A call ended: its latency and outcome, in memory and for Prometheus. */
   readonly measured = (state: CallState, outcome: Outcome): void => {
-    const ms = state.durationMs;
+    const seconds = state.durationMs / 1000;
+    // Both keep the one latency histogram type: the bucket is found once for the two.
+    const bucket = bucketOf(seconds);
     const failure = failureOf(outcome);
-    this.metrics.finished(state.entry.capability.name, ms, failure !== undefined, state.req.transport);
-    this.prom.finished(state.entry.capability.name, state.req.transport, ms / 1000, failure);
+    this.metrics.finished(state.entry.capability.name, seconds, failure !== undefined, state.req.transport, bucket);
+    this.prom.finished(state.entry.capability.name, state.req.transport, seconds, failure, bucket);
     if (state.cache) {
       this.metrics.cached(state.entry.capability.name, state.cache);
       this.prom.cached(state.entry.capability.name, state.cache);

@@ -1,7 +1,8 @@
 // Call rates over the last minutes, for the dashboard's charts: one bucket per second (calls, errors, p50/p95 of
-// the durations), fed by the call events on the bus. The cumulative metrics (metrics.ts) say how many calls since
-// start; this says how many per second just now. Kept per instance, in memory only.
+// the durations from a latency histogram), fed by the call events on the bus. The cumulative metrics (metrics.ts) say
+// how many calls since start; this says how many per second just now. Kept per instance, in memory only.
 import type { BusEvent, CallEvent, EventBus } from '../core/context.ts';
+import { LatencyHistogram } from './latency-histogram.ts';
 
 export interface SeriesPoint {
   /** Start of the second, epoch ms. */
@@ -14,18 +15,26 @@ export interface SeriesPoint {
 
 /** Ten minutes of seconds. */
 const KEEP = 600;
-/** Durations kept per second for the percentiles; beyond it, a uniform sample of them. */
-const SAMPLE = 256;
+/**
+ * How long a second's durations stay in a histogram, for late events (another instance's, on a shared bus); then
+ * its p50 and p95 are kept as two numbers and a later event counts only in its calls and errors.
+ */
+const OPEN_MS = 5000;
 
 interface Bucket {
   t: number;
   calls: number;
   errors: number;
-  durations: number[];
+  /** The durations while the second is open; then p50 and p95 hold what it said, in ms. */
+  latency?: LatencyHistogram;
+  p50: number;
+  p95: number;
 }
 
 export class MetricsSeries {
   private readonly buckets: Bucket[] = [];
+  /** Histograms of settled seconds, for the next ones (a few: only the last OPEN_MS seconds have one). */
+  private readonly spare: LatencyHistogram[] = [];
   private readonly unsubscribe: () => void;
 
   constructor(bus: EventBus) {
@@ -40,7 +49,8 @@ export class MetricsSeries {
     const t = at - (at % 1000);
     let b = this.buckets[this.buckets.length - 1];
     if (!b || b.t < t) {
-      b = { t, calls: 0, errors: 0, durations: [] };
+      this.settle(t - OPEN_MS);
+      b = { t, calls: 0, errors: 0, latency: this.spare.pop() ?? new LatencyHistogram(), p50: 0, p95: 0 };
       this.buckets.push(b);
       if (this.buckets.length > KEEP) this.buckets.shift();
     } else if (b.t > t) {
@@ -49,10 +59,20 @@ export class MetricsSeries {
     }
     b.calls++;
     if (failed) b.errors++;
-    if (b.durations.length < SAMPLE) b.durations.push(durationMs);
-    else {
-      const i = Math.floor(Math.random() * b.calls);
-      if (i < SAMPLE) b.durations[i] = durationMs;
+    b.latency?.record(durationMs / 1000);
+  }
+
+  /** Seconds that started before `before` keep their percentiles as numbers and hand their histogram on. */
+  private settle(before: number): void {
+    for (let i = this.buckets.length - 1; i >= 0; i--) {
+      const b = this.buckets[i];
+      if (b.t >= before) continue;
+      if (!b.latency) break;
+      b.p50 = ms(b.latency.quantile(0.5));
+      b.p95 = ms(b.latency.quantile(0.95));
+      b.latency.reset();
+      this.spare.push(b.latency);
+      b.latency = undefined;
     }
   }
 
@@ -65,7 +85,10 @@ export class MetricsSeries {
     const start = Math.max(since - (since % 1000), end - KEEP * 1000);
     const byT = new Map(this.buckets.map((b) => [b.t, b]));
     const out: SeriesPoint[] = [];
-    for (let t = start; t < end; t += 1000) out.push(point(byT.get(t) ?? { t, calls: 0, errors: 0, durations: [] }));
+    for (let t = start; t < end; t += 1000) {
+      const b = byT.get(t);
+      out.push(b ? point(b) : { t, calls: 0, errors: 0, p50: 0, p95: 0 });
+    }
     return out;
   }
 
@@ -74,10 +97,12 @@ export class MetricsSeries {
   }
 }
 
-function point(b: Bucket): SeriesPoint {
-  const sorted = [...b.durations].sort((x, y) => x - y);
-  const at = (q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] : 0);
-  return { t: b.t, calls: b.calls, errors: b.errors, p50: round(at(0.5)), p95: round(at(0.95)) };
+/** A second's point: its percentiles from its histogram while it is open, then as kept. */
+function point({ t, calls, errors, latency, p50, p95 }: Bucket): SeriesPoint {
+  return latency
+    ? { t, calls, errors, p50: ms(latency.quantile(0.5)), p95: ms(latency.quantile(0.95)) }
+    : { t, calls, errors, p50, p95 };
 }
 
-const round = (ms: number) => Math.round(ms * 100) / 100;
+/** Seconds as milliseconds, to two decimals. */
+const ms = (seconds: number) => Math.round(seconds * 100_000) / 100;

@@ -1,23 +1,19 @@
-// Per-capability call metrics kept in memory: counts, errors, in-flight and a latency window for
-// percentiles. Fed by the pipeline's observer; read by system.metrics (Prometheus /metrics is prometheus.ts).
-import type { CapabilityMetrics, MetricsView } from '../core/context.ts';
-
-const WINDOW = 1024;
+// Per-capability call metrics kept in memory since the hub started: counts, errors, in-flight and a latency histogram
+// for percentiles. Fed by the pipeline's observer; read by system.metrics (Prometheus /metrics is prometheus.ts).
+import type { CapabilityMetrics, LatencySnapshot, MetricsView } from '../core/context.ts';
+import { bucketOf, LatencyHistogram } from './latency-histogram.ts';
 
 class Series {
   calls = 0;
   errors = 0;
   inFlight = 0;
-  private readonly samples = new Float64Array(WINDOW);
-  private n = 0;
-  private sum = 0;
-  private max = 0;
+  readonly latency = new LatencyHistogram();
 
   readonly transports: Record<string, { calls: number; errors: number }> = {};
   /** Set by the first call the result cache saw (a capability without a cache never has one). */
   cache?: { hits: number; misses: number };
 
-  record(ms: number, failed: boolean, transport: string): void {
+  record(seconds: number, bucket: number, failed: boolean, transport: string): void {
     this.calls++;
     if (failed) this.errors++;
     let t = this.transports[transport];
@@ -27,26 +23,21 @@ class Series {
     }
     t.calls++;
     if (failed) t.errors++;
-    this.samples[this.n % WINDOW] = ms;
-    this.n++;
-    this.sum += ms;
-    if (ms > this.max) this.max = ms;
+    this.latency.record(seconds, bucket);
   }
 
   view(): CapabilityMetrics {
-    const k = Math.min(this.n, WINDOW);
-    const sorted = Array.from(this.samples.subarray(0, k)).sort((a, b) => a - b);
-    const q = (p: number) => (k ? round(sorted[Math.min(k - 1, Math.floor(p * k))]) : 0);
+    const h = this.latency;
     return {
       calls: this.calls,
       errors: this.errors,
       inFlight: this.inFlight,
       latencyMs: {
-        p50: q(0.5),
-        p95: q(0.95),
-        p99: q(0.99),
-        max: round(this.max),
-        mean: this.calls ? round(this.sum / this.calls) : 0,
+        p50: ms(h.quantile(0.5)),
+        p95: ms(h.quantile(0.95)),
+        p99: ms(h.quantile(0.99)),
+        max: ms(h.max),
+        mean: h.count ? ms(h.sum / h.count) : 0,
       },
       transports: structuredClone(this.transports),
       ...(this.cache ? { cache: { ...this.cache } } : {}),
@@ -54,7 +45,8 @@ class Series {
   }
 }
 
-const round = (x: number) => Math.round(x * 1000) / 1000;
+/** Seconds as milliseconds to the microsecond. */
+const ms = (seconds: number) => Math.round(seconds * 1_000_000) / 1000;
 
 export class CallMetrics implements MetricsView {
   private readonly series = new Map<string, Series>();
@@ -72,10 +64,11 @@ export class CallMetrics implements MetricsView {
     this.get(name).inFlight++;
   }
 
-  finished(name: string, ms: number, failed: boolean, transport = 'internal'): void {
+  /** A call ended after `seconds` (`bucket`: their bucketOf, when the caller has it already). */
+  finished(name: string, seconds: number, failed: boolean, transport = 'internal', bucket = bucketOf(seconds)): void {
     const s = this.get(name);
     s.inFlight = Math.max(0, s.inFlight - 1);
-    s.record(ms, failed, transport);
+    s.record(seconds, bucket, failed, transport);
   }
 
   /** A call of a capability that keeps results was answered from them (`hit`) or ran (`miss`). */
@@ -89,6 +82,12 @@ export class CallMetrics implements MetricsView {
   snapshot(): Record<string, CapabilityMetrics> {
     const out: Record<string, CapabilityMetrics> = {};
     for (const [name, s] of [...this.series].sort(([a], [b]) => a.localeCompare(b))) out[name] = s.view();
+    return out;
+  }
+
+  latency(): Record<string, LatencySnapshot> {
+    const out: Record<string, LatencySnapshot> = {};
+    for (const [name, s] of this.series) out[name] = s.latency.toJSON();
     return out;
   }
 }

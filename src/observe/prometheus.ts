@@ -6,31 +6,24 @@
 // against a whole pipeline of about 15 µs (BENCHMARKS.md, issue 3).
 import { Counter, collectDefaultMetrics, Gauge, type Metric, Registry } from 'prom-client';
 import type { BreakerView } from '../policy/breaker.ts';
+import { boundIndex, bucketOf, LatencyHistogram } from './latency-histogram.ts';
 
 const BREAKER_VALUE = { closed: 0, 'half-open': 1, open: 2 } as const;
 
-/** Upper bounds of the latency histogram, in seconds. */
+/** Upper bounds of the latency histogram, in seconds: each a bound of LatencyHistogram, whose counts they sum. */
 export const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Where each of them is among the histogram's bounds (throws at load if one is not exactly one of them). */
+const DURATION_INDEXES = DURATION_BUCKETS.map(boundIndex);
 
 /** One capability × transport: what the hot path updates. */
 class CallSeries {
   inFlight = 0;
   ok = 0;
   failed = 0;
-  count = 0;
-  sum = 0;
-  /** Observations per bucket (not cumulative); the last slot is above every bound. */
-  readonly buckets = new Float64Array(DURATION_BUCKETS.length + 1);
+  /** Latencies since start (or the last reset), in seconds; `_bucket`, `_sum` and `_count` are read from it. */
+  readonly latency = new LatencyHistogram();
 
   constructor(readonly labels: { capability: string; transport: string }) {}
-
-  observe(seconds: number): void {
-    let i = 0;
-    while (i < DURATION_BUCKETS.length && seconds > DURATION_BUCKETS[i]) i++;
-    this.buckets[i]++;
-    this.count++;
-    this.sum += seconds;
-  }
 }
 
 /**
@@ -51,14 +44,12 @@ class DurationHistogram {
     const values: Value[] = [];
     const bucket = `${this.name}_bucket`;
     for (const s of this.series()) {
-      let acc = 0;
-      for (let i = 0; i < DURATION_BUCKETS.length; i++) {
-        acc += s.buckets[i];
-        values.push({ labels: { le: DURATION_BUCKETS[i] }, sharedLabels: s.labels, value: acc, metricName: bucket });
-      }
-      values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: bucket });
-      values.push({ labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${this.name}_sum` });
-      values.push({ labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${this.name}_count` });
+      const { latency } = s;
+      for (const [i, value] of latency.cumulative(DURATION_INDEXES).entries())
+        values.push({ labels: { le: DURATION_BUCKETS[i] }, sharedLabels: s.labels, value, metricName: bucket });
+      values.push({ labels: { le: '+Inf' }, sharedLabels: s.labels, value: latency.count, metricName: bucket });
+      values.push({ labels: {}, sharedLabels: s.labels, value: latency.sum, metricName: `${this.name}_sum` });
+      values.push({ labels: {}, sharedLabels: s.labels, value: latency.count, metricName: `${this.name}_count` });
     }
     return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
   }
@@ -79,9 +70,7 @@ class DurationHistogram {
   /** `registry.resetMetrics()`: the call counts start again from zero (they are read from the same series). */
   reset(): void {
     for (const s of this.series()) {
-      s.buckets.fill(0);
-      s.count = 0;
-      s.sum = 0;
+      s.latency.reset();
       s.ok = 0;
       s.failed = 0;
     }
@@ -181,14 +170,21 @@ export class PromMetrics {
     this.seriesFor(capability, transport).inFlight++;
   }
 
-  finished(capability: string, transport: string, seconds: number, errorCode?: string): void {
+  /** A call ended after `seconds` (`bucket`: their bucketOf, when the caller has it already). */
+  finished(
+    capability: string,
+    transport: string,
+    seconds: number,
+    errorCode?: string,
+    bucket = bucketOf(seconds),
+  ): void {
     const s = this.seriesFor(capability, transport);
     s.inFlight--;
     if (errorCode) {
       s.failed++;
       this.errors.inc({ capability, transport, code: errorCode });
     } else s.ok++;
-    s.observe(seconds);
+    s.latency.record(seconds, bucket);
   }
 
   /** A call of a capability that keeps results was answered from them (`hit`) or ran (`miss`). */

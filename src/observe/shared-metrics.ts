@@ -1,20 +1,30 @@
 // Call metrics of every instance on a shared store: each instance publishes its own snapshot with its heartbeat,
-// and `system.metrics` merges the snapshots of the instances whose lease is alive. Counts add up exactly;
-// percentiles cannot be merged from percentiles, so the merged p50/p95/p99 are the highest of the instances'
-// (an upper bound, said in docs/scale-out.md), and the mean is weighted by calls.
-import type { CapabilityMetrics } from '../core/context.ts';
+// with each capability's latency histogram, and `system.metrics` merges the snapshots of the instances whose lease is
+// alive. Counts add up exactly, and so do the histograms (the same fixed buckets everywhere), so the merged
+// p50/p95/p99 are those of every instance's calls together; the mean is weighted by calls. A snapshot without a
+// histogram of this layout (an instance of an older version) makes that capability's percentiles the highest of the
+// instances' instead, an upper bound.
+import type { CapabilityMetrics, LatencySnapshot, MetricsView } from '../core/context.ts';
 import type { Store } from '../store/contract.ts';
+import { LatencyHistogram } from './latency-histogram.ts';
 
 /** The documents namespace holding one snapshot per hub instance, keyed by its instance-list id. */
 export const INSTANCE_METRICS = 'metrics.instance';
 
 export interface InstanceMetrics {
   capabilities: Record<string, CapabilityMetrics>;
+  /** Each capability's latency histogram since the instance started (absent from older versions' snapshots). */
+  latency?: Record<string, LatencySnapshot>;
+}
+
+/** This instance's metrics as it publishes them. */
+export function instanceMetrics(metrics: MetricsView): InstanceMetrics {
+  return { capabilities: metrics.snapshot(), latency: metrics.latency() };
 }
 
 /** Write this instance's snapshot (called with every heartbeat). */
-export async function publishMetrics(store: Store, id: string, capabilities: Record<string, CapabilityMetrics>) {
-  await store.documents.put(INSTANCE_METRICS, id, { capabilities } satisfies InstanceMetrics);
+export async function publishMetrics(store: Store, id: string, metrics: MetricsView) {
+  await store.documents.put(INSTANCE_METRICS, id, instanceMetrics(metrics));
 }
 
 /**
@@ -24,30 +34,37 @@ export async function publishMetrics(store: Store, id: string, capabilities: Rec
 export async function liveSnapshots(
   store: Store,
   ownId: string,
-  own: Record<string, CapabilityMetrics>,
-): Promise<Map<string, Record<string, CapabilityMetrics>>> {
+  own: InstanceMetrics,
+): Promise<Map<string, InstanceMetrics>> {
   const [docs, instances] = await Promise.all([
     store.documents.list<InstanceMetrics>(INSTANCE_METRICS),
     store.instances.list(),
   ]);
   const now = Date.now();
   const alive = new Set(instances.filter((i) => i.expiresAt > now).map((i) => i.id));
-  const out = new Map<string, Record<string, CapabilityMetrics>>([[ownId, own]]);
+  const out = new Map<string, InstanceMetrics>([[ownId, own]]);
   for (const doc of docs) {
     if (doc.key === ownId) continue;
-    if (alive.has(doc.key)) out.set(doc.key, doc.value.capabilities ?? {});
+    if (alive.has(doc.key))
+      out.set(doc.key, { capabilities: doc.value.capabilities ?? {}, latency: doc.value.latency });
     else await store.documents.delete(INSTANCE_METRICS, doc.key).catch(() => false);
   }
   return out;
 }
 
+const ms = (seconds: number) => Math.round(seconds * 1_000_000) / 1000;
+
 /** Merge per-instance snapshots into one per capability. */
-export function mergeMetrics(
-  snapshots: Iterable<Record<string, CapabilityMetrics>>,
-): Record<string, CapabilityMetrics> {
+export function mergeMetrics(snapshots: Iterable<InstanceMetrics>): Record<string, CapabilityMetrics> {
   const out: Record<string, CapabilityMetrics> = {};
+  /** Per capability, the instances' histograms added up; null once an instance had none to add. */
+  const latency = new Map<string, LatencyHistogram | null>();
   for (const snapshot of snapshots) {
-    for (const [name, m] of Object.entries(snapshot)) {
+    for (const [name, m] of Object.entries(snapshot.capabilities)) {
+      const own = snapshot.latency?.[name];
+      const histogram = own && LatencyHistogram.from(own);
+      const merged = latency.get(name);
+      latency.set(name, merged === null || !histogram ? null : merged ? merged.add(histogram) : histogram);
       const into = out[name];
       if (!into) {
         out[name] = structuredClone(m);
@@ -76,6 +93,15 @@ export function mergeMetrics(
           misses: (into.cache?.misses ?? 0) + m.cache.misses,
         };
     }
+  }
+  // Every instance had a histogram: the percentiles and mean of all their calls together.
+  for (const [name, h] of latency) {
+    if (!h) continue;
+    const m = out[name].latencyMs;
+    m.p50 = ms(h.quantile(0.5));
+    m.p95 = ms(h.quantile(0.95));
+    m.p99 = ms(h.quantile(0.99));
+    m.mean = h.count ? ms(h.sum / h.count) : 0;
   }
   return out;
 }

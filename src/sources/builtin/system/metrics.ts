@@ -1,11 +1,11 @@
 // system.metrics: per-capability call counts, errors, in-flight calls and latency percentiles since start.
 // Read from the in-memory metrics the pipeline feeds; on a shared (Redis) store, merged with the snapshots the
-// other live instances publish with their heartbeat (observe/shared-metrics.ts).
+// other live instances publish with their heartbeat, latency histograms included (observe/shared-metrics.ts).
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
 import { hubInstanceId } from '../../../core/hub-instance.ts';
 import { visible } from '../../../core/registry.ts';
-import { liveSnapshots, mergeMetrics } from '../../../observe/shared-metrics.ts';
+import { instanceMetrics, liveSnapshots, mergeMetrics } from '../../../observe/shared-metrics.ts';
 
 const MetricsSchema = z.object({
   calls: z.number().int().nonnegative(),
@@ -26,7 +26,7 @@ export const systemMetrics = defineCapability({
   name: 'system.metrics',
   title: 'Call metrics',
   description:
-    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 over the last 1024 calls, max, mean) and calls per transport, plus totals. With several instances on one Redis store, scope "all" (the default) adds up every live instance (percentiles are the highest of the instances\', up to a heartbeat old) and scope "instance" shows only the one answering. Use it to spot failing or slow tools.',
+    'Get call metrics per capability since the hub started. For each: calls, failed calls, calls in flight and latency in ms (p50, p95, p99 within 5 %, max, mean, all since start) and calls per transport, plus totals. With several instances on one Redis store, scope "all" (the default) adds up every live instance (latencies merged exactly, another instance\'s up to a heartbeat old) and scope "instance" shows only the one answering. Use it to spot failing or slow tools.',
   input: z.object({
     scope: z
       .enum(['all', 'instance'])
@@ -43,11 +43,10 @@ export const systemMetrics = defineCapability({
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   handle: async (input, ctx) => {
     const { metrics, registry, store, instanceId } = ctx.services;
-    const own = metrics.snapshot();
-    let snapshot = own;
+    let snapshot = metrics.snapshot();
     let instances = [hubInstanceId(instanceId)];
     if (input.scope === 'all' && store.kind === 'redis') {
-      const live = await liveSnapshots(store, instances[0], own);
+      const live = await liveSnapshots(store, instances[0], instanceMetrics(metrics));
       snapshot = mergeMetrics(live.values());
       instances = [...live.keys()].sort();
     }
