@@ -47,21 +47,22 @@ describe('Claude Code finds and calls an upstream tool through the catalog', () 
         result: 'Two plus three is 5.',
       });
 
-      // Claude Code starts its first turn while its MCP servers still connect: the model may first be told the tool
-      // is not there yet, and tries again. What counts is what it got once Switchboard was connected.
+      // Claude Code waits for its MCP servers before the first turn (test/helpers/claude-code.ts): every turn, the
+      // first included, offers Switchboard's tools.
       const turns = anthropic.messages();
       const last = turns.at(-1) as RecordedRequest;
-      const offered = last.body.tools.map((t: { name: string }) => t.name);
-      expect(offered.filter((n: string) => n.startsWith('mcp__switchboard__')).sort()).toEqual(
-        [...CATALOG_TOOLS].sort(),
-      );
+      for (const turn of turns) {
+        const offered = turn.body.tools.map((t: { name: string }) => t.name);
+        expect(offered.filter((n: string) => n.startsWith('mcp__switchboard__')).sort()).toEqual(
+          [...CATALOG_TOOLS].sort(),
+        );
+      }
       // The answers that reached the model, in order: the search found the tool, the description gave its schema,
       // the call its result.
       const results = (last.body.messages as { content: unknown }[])
         .flatMap((m) => (Array.isArray(m.content) ? m.content : []))
         .filter((b: { type?: string }) => b.type === 'tool_result')
-        .map((b: { content: unknown }) => JSON.stringify(b.content))
-        .filter((text: string) => !text.includes('No such tool available'));
+        .map((b: { content: unknown }) => JSON.stringify(b.content));
       expect(results).toHaveLength(3);
       expect(results[0]).toContain('everything__get-sum');
       expect(results[0]).toContain('why');

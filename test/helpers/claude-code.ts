@@ -31,6 +31,13 @@ export function claude(
           SWITCHBOARD_HOME: join(cwd, '.home'),
           // No telemetry, update or error-report traffic: a test talks to the fake API only.
           CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+          // In print mode Claude Code connects its MCP servers in the background and sends the first turn without
+          // waiting: on a busy machine the model was first offered no Switchboard tools. Blocking, it waits until each
+          // server's connection settles (connected or failed) — bounded by its own connect timeout (MCP_TIMEOUT,
+          // 30 s by default), not by the 5 s after which it otherwise gives up waiting and goes on.
+          MCP_CONNECTION_NONBLOCKING: '0',
+          MCP_TIMEOUT: '30000',
+          MCP_CONNECT_TIMEOUT_MS: '30000',
           ...extraEnv,
         },
       },
