@@ -63,9 +63,13 @@ export class SqliteAuditSink implements AuditSink {
   private nextFlush = 0;
   private readonly waiting = new Map<number, () => void>();
   private closed = false;
+  /** The writer thread ended on its own (it could not open the file, or crashed): nothing it is sent is written. */
+  private stopped = false;
+  /** Records handed over after the writer stopped: reported, never silently dropped. */
+  private lost = 0;
 
   constructor(
-    file: string,
+    private readonly file: string,
     private readonly onError: (message: string) => void,
   ) {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
@@ -78,18 +82,29 @@ export class SqliteAuditSink implements AuditSink {
         this.waiting.delete(m.flushed);
       }
     });
-    this.worker.on('error', (err) => this.onError(err.message));
+    this.worker.on('error', (err) => this.onError(`the audit writer stopped: ${err.message}`));
+    // A flush waiting on a thread that has gone would wait for ever (and the hub's close with it).
+    this.worker.on('exit', () => {
+      this.stopped = true;
+      for (const resolve of this.waiting.values()) resolve();
+      this.waiting.clear();
+    });
   }
 
   /** Hands the batch over (copied to the writer thread). */
   write(records: readonly NewAuditRecord[]): void {
     if (this.closed || records.length === 0) return;
+    if (this.stopped) {
+      if (this.lost === 0) this.onError(`the audit writer has stopped: audit records are not written to ${this.file}`);
+      this.lost += records.length;
+      return;
+    }
     this.worker.postMessage(records);
   }
 
   /** Resolves once everything written before it is committed (readers on other connections then see it). */
   flush(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.closed || this.stopped) return Promise.resolve();
     const id = this.nextFlush++;
     return new Promise<void>((resolve) => {
       this.waiting.set(id, resolve);
@@ -101,11 +116,14 @@ export class SqliteAuditSink implements AuditSink {
     if (this.closed) return;
     await this.flush();
     this.closed = true;
-    await new Promise<void>((resolve) => {
-      this.worker.once('message', () => resolve());
-      this.worker.postMessage({ close: true });
-      setTimeout(resolve, 2000).unref();
-    });
+    if (this.lost > 0) this.onError(`${this.lost} audit records were not written: the audit writer had stopped`);
+    if (!this.stopped)
+      await new Promise<void>((resolve) => {
+        this.worker.once('message', () => resolve());
+        this.worker.once('exit', () => resolve());
+        this.worker.postMessage({ close: true });
+        setTimeout(resolve, 2000).unref();
+      });
     await this.worker.terminate();
   }
 }
