@@ -7,6 +7,7 @@ import type { LoadProblems } from './load-problems.ts';
 import type { EffectiveProfile } from './profile.ts';
 import type { Registry } from './registry.ts';
 import type { ServerContributions } from './server-contributions.ts';
+import type { TraceContext } from './trace-context.ts';
 
 export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
 
@@ -122,6 +123,11 @@ export interface CallContext {
   meta?: Record<string, unknown>;
   /** MCP-only request data (client capabilities, multi-round-trip input); absent on other transports. */
   mcp?: McpCallInfo;
+  /**
+   * This call's span in its caller's W3C trace (the caller sent a `traceparent`): pass it on to what the call reaches
+   * (`traceFields`, core/trace-context.ts). Absent when the caller does not trace.
+   */
+  trace?: TraceContext;
   services: Services;
 }
 

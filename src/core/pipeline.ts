@@ -21,6 +21,7 @@ import { nearestNames } from './nearest-names.ts';
 import { inProfile } from './profile.ts';
 import type { Entry, Registry } from './registry.ts';
 import { allowed, visible } from './registry.ts';
+import { childSpan, type TraceContext } from './trace-context.ts';
 
 export interface CallRequest {
   principal: Principal;
@@ -41,6 +42,8 @@ export interface CallRequest {
   meta?: Record<string, unknown>;
   /** MCP-only request data; set by MCP transports only. */
   mcp?: McpCallInfo;
+  /** The caller's W3C trace (a `traceparent` in `_meta` or an HTTP header): the call continues it. */
+  trace?: TraceContext;
   /**
    * The registry entry of `name`, when the transport's edge looked it up and found it shown to `principal` in the
    * same turn (src/serve/mcp-edge.ts): the pipeline runs it without looking it up again.
@@ -207,6 +210,7 @@ class PipelineContext implements CallContext {
   client: ClientChannel;
   meta?: Record<string, unknown>;
   mcp?: McpCallInfo;
+  trace?: TraceContext;
   services: Services;
 
   constructor(req: CallRequest, services: Services, defaultLog: (level: LogLevel, data: unknown) => Promise<void>) {
@@ -218,6 +222,7 @@ class PipelineContext implements CallContext {
     this.client = req.client ?? {};
     this.meta = req.meta;
     this.mcp = req.mcp;
+    if (req.trace) this.trace = childSpan(req.trace);
     this.services = services;
   }
 

@@ -4,12 +4,19 @@
 // machine, read top to bottom; beside it: the transport it opens and the errors it maps (upstream-edges.ts), the
 // listing (catalog.ts), progress, elicitation and sampling routed to the calls in flight (side-channel.ts), and the
 // OAuth provider (oauth/session.ts) with this connection's hooks for it (oauth/connection-login.ts).
-import { Client, type GetPromptResult, type ReadResourceResult } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type GetPromptResult,
+  type ReadResourceResult,
+  TRACEPARENT_META_KEY,
+  TRACESTATE_META_KEY,
+} from '@modelcontextprotocol/client';
 import type { Logger } from 'pino';
 import { type CancelWatch, watchSignal } from '../core/cancellation.ts';
 import type { ClientChannel } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import { paramHeadersOf, paramHeaderValues } from '../core/mcp-param-headers.ts';
+import { type TraceContext, traceFields } from '../core/trace-context.ts';
 import { version } from '../version.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult } from './call-result.ts';
@@ -35,6 +42,8 @@ export interface CallOptions {
   onprogress?: OnProgress;
   /** The calling client's side channel: elicitation and sampling requests from the server are passed to it. */
   client?: ClientChannel;
+  /** The call's W3C trace, passed to the server in `_meta` (`traceparent`, `tracestate`). */
+  trace?: TraceContext;
 }
 
 /** Reconnect delays: 0.5 s doubling to 30 s; a connection that stayed up for a minute starts over at 0.5 s. */
@@ -150,7 +159,11 @@ export class UpstreamConnection {
   async callTool(tool: string, args: Record<string, unknown>, opts: CallOptions): Promise<Record<string, unknown>> {
     const call = this.side.begin(opts.onprogress, opts.client);
     try {
-      const params = { name: tool, arguments: args, ...(call.token ? { _meta: { progressToken: call.token } } : {}) };
+      const meta = {
+        ...(call.token ? { progressToken: call.token } : {}),
+        ...(opts.trace ? traceFields(opts.trace, { parent: TRACEPARENT_META_KEY, state: TRACESTATE_META_KEY }) : {}),
+      };
+      const params = { name: tool, arguments: args, ...(call.token || opts.trace ? { _meta: meta } : {}) };
       const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, (client) =>
         this.lane
           ? this.lane.call(params, opts.cancel)

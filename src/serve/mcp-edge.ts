@@ -16,6 +16,7 @@ import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } f
 import { paramHeadersOf } from '../core/mcp-param-headers.ts';
 import type { CallRequest, Outcome } from '../core/pipeline.ts';
 import { type Entry, visible } from '../core/registry.ts';
+import { parseTraceparent, type TraceContext, traceFromMeta } from '../core/trace-context.ts';
 import type { Hub } from '../hub.ts';
 import { callToolResultJson, modernCallToolResultJson } from './tool-result.ts';
 
@@ -46,6 +47,8 @@ export interface Caller {
   /** … or by the door (made for this call alone). */
   cancellation?: Cancellation;
   log?: (level: LogLevel, data: unknown) => Promise<void>;
+  /** The caller's trace from the HTTP `traceparent` header; the `_meta` keys of the call itself win over it. */
+  trace?: TraceContext;
 }
 
 /** How a door answers a call the edge took from it. */
@@ -96,6 +99,13 @@ export function plainShapeOf(message: unknown, era: Era): ToolCall | undefined {
     }
   } else if (era === 'modern') return undefined;
   return { id, name: params.name, arguments: (params.arguments as Record<string, unknown>) ?? {}, meta };
+}
+
+/** A caller's trace from the W3C `traceparent` and `tracestate` HTTP headers, when it sent a valid one. */
+export function traceFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext | undefined {
+  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+  const parent = one(headers.traceparent);
+  return parent === undefined ? undefined : parseTraceparent(parent, one(headers.tracestate));
 }
 
 /** The edge's lookup of a call's tool, handed on with the call where it goes to the SDK (a 2026 request's server). */
@@ -167,6 +177,7 @@ export function mcpCallInfoOf(source: {
  * the edge found for it in this same turn, when it did (the pipeline then does not look it up again).
  */
 export function runCall(hub: Hub, call: ToolCall, caller: Caller, entry?: Entry): Promise<Outcome> {
+  const trace = traceFromMeta(call.meta) ?? caller.trace;
   const request: CallRequest = {
     principal: caller.principal,
     name: call.name,
@@ -176,6 +187,7 @@ export function runCall(hub: Hub, call: ToolCall, caller: Caller, entry?: Entry)
     ...(caller.signal ? { signal: caller.signal } : {}),
     ...(caller.cancellation ? { cancellation: caller.cancellation } : {}),
     ...(entry ? { entry } : {}),
+    ...(trace ? { trace } : {}),
     meta: call.meta,
     mcp: caller.mcp,
     client: clientChannelOf(call, caller),
@@ -253,7 +265,7 @@ export class ConnectionEdge {
    * Answer `message` when it is a plain call `server`'s initialized client may make here; returns whether it did
    * (through the reply `open` makes for the call, before the call starts). False: the message is the SDK's.
    */
-  take(server: Server | undefined, message: unknown, open: (id: RequestId) => Reply): boolean {
+  take(server: Server | undefined, message: unknown, open: (id: RequestId) => Reply, trace?: TraceContext): boolean {
     // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
     const caps = server?.getClientCapabilities() as Record<string, unknown> | undefined;
     if (!server || !caps) return false;
@@ -278,6 +290,7 @@ export class ConnectionEdge {
       server,
       cancellation,
       log: this.logOf(server, id),
+      ...(trace ? { trace } : {}),
     };
     runCall(this.hub, call, caller, entry).then(
       (outcome) => {

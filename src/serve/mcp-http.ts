@@ -26,6 +26,7 @@ import {
   resultJsonOf,
   runCall,
   shownEntry,
+  traceFromHeaders,
 } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
@@ -378,7 +379,14 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
       if (!res.writableEnded) cancellation.abort();
     };
     res.once('close', onClose);
-    const caller = { principal, transport: 'http' as const, mcp: mcpCallInfoOf({ envelope: call.meta }), cancellation };
+    const trace = traceFromHeaders(req.headers);
+    const caller = {
+      principal,
+      transport: 'http' as const,
+      mcp: mcpCallInfoOf({ envelope: call.meta }),
+      cancellation,
+      ...(trace ? { trace } : {}),
+    };
     const outcome = await runCall(hub, call, caller, entry);
     res.off('close', onClose);
     if (res.destroyed) return 'answered';

@@ -16,7 +16,7 @@ import type { CallContext, LogLevel, McpCallInfo, Principal, TransportKind } fro
 import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
-import { type Caller, type Lookup, mcpCallInfoOf, runCall } from './mcp-edge.ts';
+import { type Caller, type Lookup, mcpCallInfoOf, runCall, traceFromHeaders } from './mcp-edge.ts';
 import { paginate } from './paginate.ts';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -199,6 +199,13 @@ export function buildMcpServer(
       arguments: request.params.arguments,
       meta: ctx.mcpReq._meta as Record<string, unknown> | undefined,
     };
+    const headers = ctx.http?.req?.headers;
+    const trace = headers
+      ? traceFromHeaders({
+          traceparent: headers.get('traceparent') ?? undefined,
+          tracestate: headers.get('tracestate') ?? undefined,
+        })
+      : undefined;
     const caller: Caller = {
       principal,
       transport,
@@ -206,6 +213,7 @@ export function buildMcpServer(
       server,
       signal: ctx.mcpReq.signal,
       log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
+      ...(trace ? { trace } : {}),
     };
     const outcome = await runCall(hub, call, caller, lookup?.name === call.name ? lookup.entry : undefined);
     return (await sealed(toCallToolResult(outcome), requestStateCodec(hub), principal, target)) as any;

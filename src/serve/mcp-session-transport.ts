@@ -23,7 +23,7 @@ import type { Principal } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { CallStream } from './mcp-call-stream.ts';
-import { ConnectionEdge, type Reply } from './mcp-edge.ts';
+import { ConnectionEdge, type Reply, traceFromHeaders } from './mcp-edge.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 
@@ -175,8 +175,11 @@ export class SessionTransport implements Transport {
     if (header(req, 'content-type') !== 'application/json') return false;
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !this.supported.includes(version)) return false;
-    return this.edge.take(this.opts.server, body, (id) =>
-      this.openStream(id, res, version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION),
+    return this.edge.take(
+      this.opts.server,
+      body,
+      (id) => this.openStream(id, res, version ?? DEFAULT_NEGOTIATED_PROTOCOL_VERSION),
+      traceFromHeaders(req.headers),
     );
   }
 

@@ -9,7 +9,7 @@ import { IDEMPOTENCY_META_KEY } from '../core/creating.ts';
 import { type ErrorInfo, httpStatus } from '../core/errors.ts';
 import type { Hub } from '../hub.ts';
 import { outwardEvent } from '../observe/redact.ts';
-import { runCall, type ToolCall } from './mcp-edge.ts';
+import { runCall, type ToolCall, traceFromHeaders } from './mcp-edge.ts';
 import { buildOpenApi } from './openapi.ts';
 import { rawContent } from './tool-result.ts';
 
@@ -86,7 +86,8 @@ export async function callTool(
     // The IETF Idempotency-Key header reaches a creating capability the way MCP's _meta key does.
     ...(idempotencyKey === undefined ? {} : { meta: { [IDEMPOTENCY_META_KEY]: idempotencyKey } }),
   };
-  const outcome = await runCall(hub, call, { principal, transport: 'rest', cancellation });
+  const trace = traceFromHeaders(req.headers);
+  const outcome = await runCall(hub, call, { principal, transport: 'rest', cancellation, ...(trace ? { trace } : {}) });
   res.off('close', onClose);
   if (res.destroyed) return;
   if (!outcome.ok) return sendError(res, outcome.error);

@@ -51,6 +51,7 @@ export function hookCapability(host: () => HookHost, plugin: Plugin, hook: Plugi
         directory,
         cache,
         signal: ctx.signal,
+        ...(ctx.trace ? { trace: ctx.trace } : {}),
         onProgress: (done, total, message) => {
           void ctx.progress(done, total, message).catch(() => {});
         },

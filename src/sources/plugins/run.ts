@@ -6,6 +6,7 @@ import { relative } from 'node:path';
 import type { Logger } from 'pino';
 import { argv } from '../../core/argv.ts';
 import { minimalEnv, runProcess } from '../../core/process.ts';
+import { type TraceContext, traceFields } from '../../core/trace-context.ts';
 import type { Store } from '../../store/contract.ts';
 import type { Plugin, PluginHook } from './discover.ts';
 import { fingerprint, matchedFiles } from './fingerprint.ts';
@@ -58,6 +59,8 @@ export interface RunHookOptions {
   onProgress?: (done: number, total: number, message: string) => void;
   /** Set when a coding agent's hook event runs the hook (`hook dispatch`), not a tool call. */
   agent?: AgentContext;
+  /** The calling tool call's W3C trace: its commands get TRACEPARENT (and TRACESTATE), so their own spans join it. */
+  trace?: TraceContext;
 }
 
 export interface DirectoryResult {
@@ -267,6 +270,7 @@ async function runIn(
     CLAUDE_PROJECT_DIR: host.projectDir,
     SWITCHBOARD_FILES: fileList,
     HAN_FILES: fileList,
+    ...(opts.trace ? traceFields(opts.trace, { parent: 'TRACEPARENT', state: 'TRACESTATE' }) : {}),
   };
   const capture = new HeadTail(CAPTURE_KEEP);
   const lines = opts.onLine ? new LineSplitter((line) => opts.onLine?.(directory, line)) : undefined;

@@ -325,6 +325,7 @@ export class UpstreamManager {
       const result = await conn.callTool(tool.name, args, {
         cancel,
         client: ctx.client,
+        ...(ctx.trace ? { trace: ctx.trace } : {}),
         onprogress: (p) => {
           void ctx.progress(p.progress, p.total, p.message);
         },
