@@ -161,6 +161,13 @@ export interface Capability<I extends z.ZodType = z.ZodType, O extends z.ZodType
    * without declaring it fails INTERNAL. Not needed for `ctx.client.elicit` / `sample`, which work on every path.
    */
   interactive?: true;
+  /**
+   * Its calls may take long (a test run, a script, an agent turn): a client that declared MCP's tasks extension
+   * (`io.modelcontextprotocol/tasks`, protocol 2026-07-28) is answered with a task when the call has not finished at
+   * once, and polls it (docs/tasks.md). `optional`: any other client gets the answer as before; `required`: a client
+   * without the extension is refused, and one with it always gets a task.
+   */
+  task?: 'optional' | 'required';
   handle: (input: z.output<I>, ctx: CallContext) => unknown | Promise<unknown>;
 }
 

@@ -129,6 +129,8 @@ export function shownEntry(hub: Hub, principal: Principal, name: string): Entry 
 export function answersHere(hub: Hub, entry: Entry, call: ToolCall, era: Era): boolean {
   const { capability } = entry;
   if (capability.interactive) return false;
+  // A call that may become a task (2026-07-28) is the SDK handler's, which runs it through callOrTask.
+  if (era === 'modern' && capability.task) return false;
   if (capability.forwards) {
     try {
       if (hub.services.registry.get(capability.forwards(call.arguments ?? {}).name)?.capability.interactive)

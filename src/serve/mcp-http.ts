@@ -29,6 +29,7 @@ import {
   traceFromHeaders,
 } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
+import { closeTasks } from './mcp-tasks.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
 import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
 import { jsonRpcResultText } from './tool-result.ts';
@@ -427,6 +428,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     sessionCount: () => sessions.size,
     async close() {
       clearInterval(sweep);
+      closeTasks(hub);
       unsubscribeModern();
       offRouted?.();
       // Each one's close handler unsubscribes it and gives its place back.

@@ -10,13 +10,15 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { isRawResult } from '../core/capability.ts';
 import { listedTools } from '../core/catalog/exposure.ts';
 import type { CallContext, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
-import { type Caller, type Lookup, mcpCallInfoOf, runCall, traceFromHeaders } from './mcp-edge.ts';
+import { type Caller, type Lookup, mcpCallInfoOf, traceFromHeaders } from './mcp-edge.ts';
+import { callOrTask, declaresTasks, tasksNotDeclared, tasksOf, taskView } from './mcp-tasks.ts';
 import { paginate } from './paginate.ts';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -215,8 +217,45 @@ export function buildMcpServer(
       log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
       ...(trace ? { trace } : {}),
     };
-    const outcome = await runCall(hub, call, caller, lookup?.name === call.name ? lookup.entry : undefined);
+    const answer = await callOrTask(hub, call, caller, lookup?.name === call.name ? lookup.entry : undefined);
+    if ('task' in answer) return answer.task as any;
+    const { outcome } = answer;
     return (await sealed(toCallToolResult(outcome), requestStateCodec(hub), principal, target)) as any;
+  });
+
+  // MCP's tasks extension (2026-07-28): a client polls and cancels the tasks its long calls became (mcp-tasks.ts).
+  // Registered with their params' schema, as the SDK serves methods outside the 2026 vocabulary; tasks/result and
+  // tasks/list, which the extension removed, stay unknown methods.
+  const taskFor = async (taskId: string, ctx: ServerContext, method: string) => {
+    const { hub, principal } = await served(ctx.mcpReq.signal);
+    const mcp = mcpCallInfoOf({ server, envelope: ctx.mcpReq.envelope as Record<string, unknown> | undefined });
+    if (mcp.era !== 'modern')
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `Method not found: ${method} is part of MCP's tasks extension, which needs protocol 2026-07-28.`,
+      );
+    if (!declaresTasks(mcp)) throw tasksNotDeclared(method);
+    const table = tasksOf(hub);
+    return { table, record: table.get(taskId, principal) };
+  };
+  const TaskParams = z.object({ taskId: z.string() });
+  server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const { record } = await taskFor(taskId, ctx, 'tasks/get');
+    return taskView(record) as any;
+  });
+  // Input while a task runs is not taken yet: the answers are acknowledged and change nothing (docs/tasks.md).
+  server.setRequestHandler(
+    'tasks/update',
+    { params: TaskParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() }) },
+    async ({ taskId }, ctx) => {
+      await taskFor(taskId, ctx, 'tasks/update');
+      return {} as any;
+    },
+  );
+  server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const { table, record } = await taskFor(taskId, ctx, 'tasks/cancel');
+    table.cancel(record);
+    return {} as any;
   });
 
   server.setRequestHandler('resources/list', async (request, ctx) => {

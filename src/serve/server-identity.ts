@@ -4,6 +4,9 @@ import { version } from '../version.ts';
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
 
+/** MCP's tasks extension (SEP-2663, protocol 2026-07-28): long calls answered as tasks (mcp-tasks.ts). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+
 /** What Switchboard's MCP server offers every client. */
 export const SERVER_CAPABILITIES = {
   tools: { listChanged: true },
@@ -11,6 +14,7 @@ export const SERVER_CAPABILITIES = {
   prompts: { listChanged: true },
   completions: {},
   logging: {},
+  extensions: { [TASKS_EXTENSION]: {} },
 };
 
 /** What every client is told at the handshake. */

@@ -1,14 +1,18 @@
 // Test helper: one raw 2026-07-28 Streamable HTTP request, with the headers and `_meta` envelope a modern client
 // sends, for tests that need to see the exact JSON-RPC answer (from a JSON body or an SSE stream).
 
-/** POST `method` with `params` to `${base}/mcp`; answers the HTTP status and the JSON-RPC response to it. */
+/**
+ * POST `method` with `params` to `${base}/mcp`; answers the HTTP status and the JSON-RPC response to it. The client
+ * declares `capabilities` (default: elicitation).
+ */
 export async function rpc2026(
   base: string,
   method: string,
   params: Record<string, unknown> = {},
   headers: Record<string, string> = {},
+  capabilities: Record<string, unknown> = { elicitation: {} },
 ): Promise<{ status: number; message: any }> {
-  const name = (params.name ?? params.uri) as string | undefined;
+  const name = (params.name ?? params.uri ?? params.taskId) as string | undefined;
   const res = await fetch(`${base}/mcp`, {
     method: 'POST',
     headers: {
@@ -28,7 +32,7 @@ export async function rpc2026(
         _meta: {
           'io.modelcontextprotocol/protocolVersion': '2026-07-28',
           'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1.0.0' },
-          'io.modelcontextprotocol/clientCapabilities': { elicitation: {} },
+          'io.modelcontextprotocol/clientCapabilities': capabilities,
         },
       },
     }),

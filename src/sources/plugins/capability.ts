@@ -46,6 +46,8 @@ export function hookCapability(host: () => HookHost, plugin: Plugin, hook: Plugi
     feature: 'plugins',
     // Each directory start reports progress, which restarts the timer: the limit is per directory, like the hook's.
     policy: { timeoutMs: hook.spec.timeout + GRACE_MS, progressResetsTimeout: true },
+    // A test run or a build takes minutes: a task for a client with MCP's tasks extension (docs/tasks.md).
+    task: 'optional',
     handle: async ({ directory, verbose, cache }, ctx) => {
       const report = await runHook(host(), plugin, hook, {
         directory,

@@ -26,6 +26,8 @@ export function scriptStart(deps: ScriptDeps) {
     input: Input,
     annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: deps.callTimeoutMs },
+    // Its auto steps may run for minutes before a model step: a task for a client with MCP's tasks extension.
+    task: 'optional',
     handle: async (input, ctx) => {
       // Relative to the project, like every other path Switchboard takes; checked here so a typo or a directory
       // outside the workspace is an input error rather than a failed first step.

@@ -399,6 +399,68 @@ export const triggerPromptChange = defineCapability({
   },
 });
 
+// ---- the tasks extension (SEP-2663): long calls answered as tasks --------------------------------------------
+
+export const greet = defineCapability({
+  name: 'greet',
+  description: 'Greets at once: never a task.',
+  input: z.object({ name: z.string().default('World') }),
+  handle: ({ name }) => `Hello, ${name}!`,
+});
+
+export const slowCompute = defineCapability({
+  name: 'slow_compute',
+  description: 'Works for the given number of seconds (a task when it takes long), stopping when cancelled.',
+  input: z.object({ seconds: z.number().min(0).max(120).default(1), label: z.string().optional() }),
+  task: 'optional',
+  policy: { timeoutMs: 130_000 },
+  handle: async ({ seconds, label }, ctx) => {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, seconds * 1000);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        reject(ctx.signal.reason);
+      });
+    });
+    return `Computed${label ? ` ${label}` : ''} in ${seconds} s.`;
+  },
+});
+
+export const failingJob = defineCapability({
+  name: 'failing_job',
+  description: 'Always ends in a tool error, after a second (always a task).',
+  input: none,
+  task: 'required',
+  handle: async () => {
+    await sleep(1000);
+    return rawResult([{ type: 'text', text: 'The job failed, as it always does.' }], { isError: true });
+  },
+});
+
+export const protocolErrorJob = defineCapability({
+  name: 'protocol_error_job',
+  description: 'Fails unexpectedly (a protocol-level failure of its task).',
+  input: none,
+  task: 'optional',
+  handle: async () => {
+    await sleep(300);
+    throw new Error('protocol_error_job failed inside the server');
+  },
+});
+
+export const toolWithTask = defineCapability({
+  name: 'test_tool_with_task',
+  interactive: true,
+  task: 'required',
+  description: 'Asks for the caller name first (multi-round-trip), then greets as a task.',
+  input: none,
+  handle: (_input, ctx) => {
+    const name = accepted(ctx, 'user_name')?.name;
+    if (typeof name === 'string') return `Hello, ${name}!`;
+    return inputRequired({ user_name: askName() });
+  },
+});
+
 // ---- multi-round-trip requests (SEP-2322) ----------------------------------------------------------------
 
 export const mrtrElicitation = defineCapability({

@@ -37,6 +37,7 @@ export function agentResume(rt: AgentRuntime) {
     input: Input,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: rt.config().sync_timeout_ms },
+    task: 'optional',
     // Its built-in tools run as the caller, narrowed (agentPrincipal): only what the caller could call itself.
     reachesOthers: true,
     handle: async (input, ctx) => present(rt, await rt.resume(input, liveHooks(ctx))),

@@ -75,6 +75,8 @@ export function agentStart(rt: AgentRuntime) {
     input: Input,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: rt.config().sync_timeout_ms },
+    // A turn takes minutes: a client with MCP's tasks extension gets a task to poll (docs/tasks.md).
+    task: 'optional',
     // Its built-in tools run as the caller, narrowed (agentPrincipal): only what the caller could call itself.
     reachesOthers: true,
     handle: async (input, ctx) =>
