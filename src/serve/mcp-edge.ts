@@ -49,6 +49,8 @@ export interface Caller {
   log?: (level: LogLevel, data: unknown) => Promise<void>;
   /** The caller's trace from the HTTP `traceparent` header; the `_meta` keys of the call itself win over it. */
   trace?: TraceContext;
+  /** How the call asks its client for input, when not through `server` (a task's: mcp-tasks.ts). */
+  client?: ClientChannel;
 }
 
 /** How a door answers a call the edge took from it. */
@@ -192,7 +194,7 @@ export function runCall(hub: Hub, call: ToolCall, caller: Caller, entry?: Entry)
     ...(trace ? { trace } : {}),
     meta: call.meta,
     mcp: caller.mcp,
-    client: clientChannelOf(call, caller),
+    client: caller.client ?? clientChannelOf(call, caller),
     progress: progressOf(call, caller.server),
     log: caller.log,
   };

@@ -29,8 +29,8 @@ import {
   traceFromHeaders,
 } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
-import { closeTasks } from './mcp-tasks.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
+import { closeTasks } from './mcp-tasks.ts';
 import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 

@@ -243,12 +243,14 @@ export function buildMcpServer(
     const { record } = await taskFor(taskId, ctx, 'tasks/get');
     return taskView(record) as any;
   });
-  // Input while a task runs is not taken yet: the answers are acknowledged and change nothing (docs/tasks.md).
+  // The client's answers to what a task asked (its `inputRequests`); answers to nothing open are ignored.
   server.setRequestHandler(
     'tasks/update',
     { params: TaskParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() }) },
-    async ({ taskId }, ctx) => {
-      await taskFor(taskId, ctx, 'tasks/update');
+    async ({ taskId, inputResponses }, ctx) => {
+      const { table, record } = await taskFor(taskId, ctx, 'tasks/update');
+      // The SDK takes a request's `inputResponses` into its multi-round-trip context; older ones leave it in params.
+      table.answer(record, (ctx.mcpReq.inputResponses as Record<string, unknown> | undefined) ?? inputResponses ?? {});
       return {} as any;
     },
   );

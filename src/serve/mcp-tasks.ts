@@ -5,12 +5,14 @@
 // `tasks/cancel`. A call that finishes in time is answered as usual — unless its capability is `required`, when
 // the answer is a task born finished. Only the principal that created a task may see or cancel it.
 //
-// This first step keeps tasks in memory (a hub restart forgets them) and does not take input while a task runs
-// (`tasks/update` acknowledges and changes nothing): docs/tasks.md says what is next.
+// A task's call may ask its client for input (`ctx.client.elicit` / `sample`): the call becomes a task at once, in
+// `input_required` with the question in `inputRequests`, and the client answers with `tasks/update`. Tasks are kept
+// in memory for now (a hub restart forgets them): docs/tasks.md says what is next.
 import { randomBytes } from 'node:crypto';
 import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import { Cancellation, watchSignal } from '../core/cancellation.ts';
-import type { McpCallInfo, Principal } from '../core/context.ts';
+import type { ClientChannel, McpCallInfo, Principal } from '../core/context.ts';
+import { SwitchboardError } from '../core/errors.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import type { Entry } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
@@ -47,6 +49,10 @@ interface TaskRecord {
   /** The JSON-RPC error of a failed one. */
   error?: { code: number; message: string; data?: unknown };
   cancellation: Cancellation;
+  /** What the call asked its client and waits for, by key (unique for the task's life). */
+  inputRequests: Record<string, { method: string; params: Record<string, unknown> }>;
+  waiters: Map<string, { resolve: (answer: unknown) => void; reject: (err: unknown) => void }>;
+  asked: number;
 }
 
 /** Whether the client of this call declared the tasks extension (per request, on 2026-07-28). */
@@ -86,6 +92,9 @@ export class TaskTable {
       ttlMs: TTL_MS,
       expiresAt: at + TTL_MS,
       cancellation,
+      inputRequests: {},
+      waiters: new Map(),
+      asked: 0,
     };
     this.tasks.set(record.id, record);
     return record;
@@ -99,9 +108,39 @@ export class TaskTable {
     return record;
   }
 
+  /** The call asks its client (`elicitation/create`, `sampling/createMessage`); resolves with the client's answer. */
+  ask(record: TaskRecord, method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (TERMINAL.has(record.status))
+      return Promise.reject(new SwitchboardError('CANCELLED', `Task '${record.id}' has ended: nothing to ask for.`));
+    const key = `input-${++record.asked}`;
+    record.inputRequests[key] = { method, params };
+    record.status = 'input_required';
+    this.touched(record);
+    return new Promise((resolve, reject) => record.waiters.set(key, { resolve, reject }));
+  }
+
+  /**
+   * The client's answers (`tasks/update`): each one for a question still open is handed to the call; others are
+   * ignored, as the extension says. When no question is left open the task is working again.
+   */
+  answer(record: TaskRecord, responses: Record<string, unknown>): void {
+    for (const [key, answer] of Object.entries(responses)) {
+      const waiter = record.waiters.get(key);
+      if (!waiter) continue;
+      record.waiters.delete(key);
+      delete record.inputRequests[key];
+      waiter.resolve(answer);
+    }
+    if (record.status === 'input_required' && record.waiters.size === 0) {
+      record.status = 'working';
+      this.touched(record);
+    }
+  }
+
   /** The call ended: completed with its result, or failed with a JSON-RPC error; a cancelled task stays cancelled. */
   finish(record: TaskRecord, ended: { result: Record<string, unknown> } | { error: TaskRecord['error'] }): void {
     if (TERMINAL.has(record.status)) return;
+    this.dropQuestions(record, 'the call ended');
     if ('result' in ended) {
       record.status = 'completed';
       record.result = ended.result;
@@ -117,8 +156,16 @@ export class TaskTable {
     if (TERMINAL.has(record.status)) return;
     record.status = 'cancelled';
     record.statusMessage = 'Cancelled by the client (tasks/cancel).';
+    this.dropQuestions(record, 'the task was cancelled');
     record.cancellation.abort();
     this.touched(record);
+  }
+
+  private dropQuestions(record: TaskRecord, why: string): void {
+    for (const waiter of record.waiters.values())
+      waiter.reject(new SwitchboardError('CANCELLED', `No answer will come: ${why}.`));
+    record.waiters.clear();
+    record.inputRequests = {};
   }
 
   close(): void {
@@ -160,10 +207,11 @@ export function closeTasks(hub: Hub): void {
   tables.delete(hub);
 }
 
-/** A task as `tasks/get` shows it: its state, and its result or error once it has one. */
+/** A task as `tasks/get` shows it: its state, its open questions, and its result or error once it has one. */
 export function taskView(record: TaskRecord): Record<string, unknown> {
   return {
     ...taskFields(record),
+    ...(record.status === 'input_required' ? { inputRequests: record.inputRequests } : {}),
     ...(record.result ? { result: record.result } : {}),
     ...(record.error ? { error: record.error } : {}),
   };
@@ -219,39 +267,53 @@ export async function callOrTask(hub: Hub, call: ToolCall, caller: Caller, entry
   const cancellation = new Cancellation();
   const attached = caller.cancellation ?? (caller.signal ? watchSignal(caller.signal) : undefined);
   const detach = attached?.onAbort(() => cancellation.abort()) ?? (() => {});
-  const running = runCall(hub, call, { ...caller, signal: undefined, cancellation }, entry);
+  const table = tasksOf(hub);
+  let record: TaskRecord | undefined;
+  const open = () => {
+    record ??= table.create(caller.principal, call.name, cancellation);
+    return record;
+  };
+  // A question to the client makes the call a task at once: its answer comes through tasks/update.
+  let asked!: () => void;
+  const firstQuestion = new Promise<undefined>((resolve) => {
+    asked = () => resolve(undefined);
+  });
+  const ask = (method: string) => (params: Record<string, unknown>) => {
+    const task = open();
+    asked();
+    return table.ask(task, method, params);
+  };
+  const client: ClientChannel = { elicit: ask('elicitation/create'), sample: ask('sampling/createMessage') };
+  const running = runCall(hub, call, { ...caller, signal: undefined, cancellation, client }, entry);
   let timer: NodeJS.Timeout | undefined;
   const finished = await Promise.race([
     running.then((outcome) => ({ outcome })),
+    firstQuestion,
     new Promise<undefined>((resolve) => {
       timer = setTimeout(() => resolve(undefined), DETACH_MS);
     }),
   ]);
   clearTimeout(timer);
   detach();
-  const table = tasksOf(hub);
-  if (finished) {
-    // Input asked before the work starts is answered on the request itself (multi-round-trip, then a task).
-    if (mode === 'optional' || isInputRequired(finished.outcome)) return finished;
-    const record = table.create(caller.principal, call.name, cancellation);
-    table.finish(record, endingOf(finished.outcome));
-    return { task: createdTask(record) };
-  }
-  const record = table.create(caller.principal, call.name, cancellation);
-  running.then(
-    (outcome) =>
-      table.finish(
-        record,
-        isInputRequired(outcome)
-          ? {
-              error: {
-                code: ProtocolErrorCode.InternalError,
-                message: `${call.name} asked for input (inputRequired) after it became a task; a task takes no input yet.`,
-              },
-            }
-          : endingOf(outcome),
-      ),
-    (err) => table.finish(record, { error: { code: ProtocolErrorCode.InternalError, message: String(err) } }),
-  );
-  return { task: createdTask(record) };
+  // Input asked before the work starts is answered on the request itself (multi-round-trip, then a task).
+  if (finished && !record && (mode === 'optional' || isInputRequired(finished.outcome))) return finished;
+  const task = open();
+  const end = (outcome: Outcome) =>
+    table.finish(
+      task,
+      isInputRequired(outcome)
+        ? {
+            error: {
+              code: ProtocolErrorCode.InternalError,
+              message: `${call.name} answered inputRequired after it became a task; inside a task, ask with ctx.client.elicit or sample.`,
+            },
+          }
+        : endingOf(outcome),
+    );
+  if (finished) end(finished.outcome);
+  else
+    running.then(end, (err) =>
+      table.finish(task, { error: { code: ProtocolErrorCode.InternalError, message: String(err) } }),
+    );
+  return { task: createdTask(task) };
 }

@@ -1,5 +1,6 @@
 // MCP's tasks extension (SEP-2663) over stateless 2026-07-28 HTTP, with real tokens: a long call of a capability
-// declared `task` becomes a task its creator polls and cancels; a short one is answered as usual; a `required` one
+// declared `task` becomes a task its creator polls and cancels; one that asks its client for input waits in
+// input_required for tasks/update; a short one is answered as usual; a `required` one
 // is refused to a client that did not declare the extension and is always a task for one that did; another
 // principal cannot see or cancel the task; and a 2025 session is answered as before, the request held open.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
@@ -48,6 +49,23 @@ beforeAll(async () => {
       input: z.object({}),
       task: 'required',
       handle: () => 'finished',
+    }),
+  );
+  hub.services.registry.add(
+    defineCapability({
+      name: 'job.ask',
+      description: 'Asks the client two questions while it runs, then answers with both.',
+      input: z.object({}),
+      task: 'optional',
+      handle: async (_input, ctx) => {
+        const ask = (field: string) =>
+          ctx.client.elicit?.({
+            message: `Which ${field}?`,
+            requestedSchema: { type: 'object', properties: { [field]: { type: 'string' } } },
+          }) as Promise<{ content?: Record<string, string> }>;
+        const [colour, size] = await Promise.all([ask('colour'), ask('size')]);
+        return { colour: colour.content?.colour, size: size.content?.size };
+      },
     }),
   );
   http = await serveHttp(hub, { host: '127.0.0.1', port: 0 });
@@ -105,6 +123,48 @@ describe('a long call from a client that declared the extension', () => {
     expect(stopped).toBe(before + 1);
     // Cancelling it again is acknowledged the same way.
     expect((await task('alice', 'tasks/cancel', taskId)).message.result).toMatchObject({ resultType: 'complete' });
+  });
+});
+
+describe('a task that asks its client for input', () => {
+  it('waits in input_required with its questions, takes the answers one by one through tasks/update, then completes', async () => {
+    const created = (await call('alice', 'job__ask', {})).message.result;
+    expect(created).toMatchObject({ resultType: 'task', status: 'input_required' });
+    expect(created).not.toHaveProperty('inputRequests');
+    const { taskId } = created;
+    const asking = (await task('alice', 'tasks/get', taskId)).message.result;
+    const keys = Object.keys(asking.inputRequests);
+    expect(keys).toHaveLength(2);
+    expect(Object.values(asking.inputRequests)).toEqual([
+      { method: 'elicitation/create', params: expect.objectContaining({ message: 'Which colour?' }) },
+      { method: 'elicitation/create', params: expect.objectContaining({ message: 'Which size?' }) },
+    ]);
+    const update = (responses: Record<string, unknown>) =>
+      rpc2026(http.url, 'tasks/update', { taskId, inputResponses: responses }, as('alice'), TASKS);
+    // One answer, and one to a question never asked: the other question stays open.
+    const ack = await update({ [keys[0]]: { action: 'accept', content: { colour: 'teal' } }, nope: {} });
+    expect(ack.message.result).toMatchObject({ resultType: 'complete' });
+    const half = (await task('alice', 'tasks/get', taskId)).message.result;
+    expect(half).toMatchObject({ status: 'input_required' });
+    expect(Object.keys(half.inputRequests)).toEqual([keys[1]]);
+    await update({ [keys[1]]: { action: 'accept', content: { size: 'XL' } } });
+    const done = await until(
+      async () => {
+        const got = (await task('alice', 'tasks/get', taskId)).message.result;
+        return got.status === 'completed' ? got : undefined;
+      },
+      { what: 'the task to complete' },
+    );
+    expect(done.result.structuredContent).toEqual({ colour: 'teal', size: 'XL' });
+    expect(done).not.toHaveProperty('inputRequests');
+  });
+
+  it('is cancelled with its questions open: the call stops waiting', async () => {
+    const { taskId } = (await call('alice', 'job__ask', {})).message.result;
+    await task('alice', 'tasks/cancel', taskId);
+    const got = (await task('alice', 'tasks/get', taskId)).message.result;
+    expect(got).toMatchObject({ status: 'cancelled' });
+    expect(got).not.toHaveProperty('inputRequests');
   });
 });
 

@@ -448,6 +448,38 @@ export const protocolErrorJob = defineCapability({
   },
 });
 
+const askConfirmDelete = (filename: string, field: string) => ({
+  message: `Delete ${filename}?`,
+  requestedSchema: { type: 'object', properties: { [field]: { type: 'boolean' } }, required: [field] },
+});
+
+export const confirmDelete = defineCapability({
+  name: 'confirm_delete',
+  description: 'Asks the client to confirm, then deletes (nothing, really): a task that waits for its input.',
+  input: z.object({ filename: z.string() }),
+  task: 'optional',
+  handle: async ({ filename }, ctx) => {
+    const answer = (await ctx.client.elicit?.(askConfirmDelete(filename, 'confirm'))) as
+      | { action?: string; content?: { confirm?: boolean } }
+      | undefined;
+    return answer?.action === 'accept' && answer.content?.confirm ? `Deleted ${filename}.` : `Kept ${filename}.`;
+  },
+});
+
+export const multiInput = defineCapability({
+  name: 'multi_input',
+  description: 'Asks the client two questions at once, then answers with both.',
+  input: none,
+  task: 'optional',
+  handle: async (_input, ctx) => {
+    const [first, second] = await Promise.all([
+      ctx.client.elicit?.(askConfirmDelete('first.txt', 'confirm')),
+      ctx.client.elicit?.(askConfirmDelete('second.txt', 'confirm')),
+    ]);
+    return `Answers: ${JSON.stringify([first, second])}`;
+  },
+});
+
 export const toolWithTask = defineCapability({
   name: 'test_tool_with_task',
   interactive: true,
