@@ -16,6 +16,7 @@ import { type CancelWatch, watchSignal } from '../core/cancellation.ts';
 import type { ClientChannel } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import { paramHeadersOf, paramHeaderValues } from '../core/mcp-param-headers.ts';
+import { TASKS_EXTENSION } from '../core/mcp-tasks-extension.ts';
 import { type TraceContext, traceFields } from '../core/trace-context.ts';
 import { version } from '../version.ts';
 import { CallLane } from './call-lane.ts';
@@ -26,6 +27,7 @@ import type { OAuthSession } from './oauth/session.ts';
 import type { ResolvedServer } from './server-spec.ts';
 import { type OnProgress, SideChannel } from './side-channel.ts';
 import { callError, describeConnectError, isSessionGone, openTransport } from './upstream-edges.ts';
+import { awaitUpstreamTask, upstreamTaskOf } from './upstream-task.ts';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped';
 
@@ -164,15 +166,25 @@ export class UpstreamConnection {
         ...(opts.trace ? traceFields(opts.trace, { parent: TRACEPARENT_META_KEY, state: TRACESTATE_META_KEY }) : {}),
       };
       const params = { name: tool, arguments: args, ...(call.token || opts.trace ? { _meta: meta } : {}) };
-      const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, (client) =>
-        this.lane
-          ? this.lane.call(params, opts.cancel)
-          : client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
+      const result = await this.forward(`tools/call of '${tool}'`, opts.cancel, async (client) => {
+        const answer = this.lane
+          ? await this.lane.call(params, opts.cancel)
+          : await client.request({ method: 'tools/call', params }, UNCHECKED_RESULT, {
               signal: opts.cancel.signal,
               timeout: NO_SDK_TIMEOUT,
               headers: this.paramHeaders(tool, args),
-            }),
-      );
+            });
+        // A 2026-07-28 server may answer a long call with a task: the call waits for it (upstream-task.ts).
+        const task = upstreamTaskOf(answer);
+        if (!task) return answer;
+        return awaitUpstreamTask(client, task, {
+          server: this.name,
+          tool,
+          cancel: opts.cancel,
+          timeoutMs: this.server.timeoutMs,
+          ...(opts.client ? { channel: opts.client } : {}),
+        });
+      });
       return checkCallToolResult(this.name, tool, result);
     } finally {
       call.end();
@@ -259,7 +271,8 @@ export class UpstreamConnection {
       { name: 'switchboard', version },
       {
         // Elicitation and sampling from the server are passed on to the client whose call is in flight.
-        capabilities: { elicitation: { form: {} }, sampling: {} },
+        // The tasks extension: a 2026-07-28 server may answer a long call with a task, which the call waits for.
+        capabilities: { elicitation: { form: {} }, sampling: {}, extensions: { [TASKS_EXTENSION]: {} } },
         ...(this.server.transport === 'http' ? { versionNegotiation: { mode: 'auto' as const } } : {}),
         listChanged: {
           tools: { autoRefresh: false, debounceMs: 50, onChanged: () => this.relist(client) },

@@ -15,6 +15,7 @@ import type { CancelWatch } from '../core/cancellation.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { ResolvedServer } from './server-spec.ts';
 import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
+import { foldTaskAnswers } from './upstream-task.ts';
 
 /** The longest stderr line of a stdio server that is logged. */
 const STDERR_LINE_MAX = 2000;
@@ -48,9 +49,10 @@ export function openTransport(s: ResolvedServer, logger: Logger, authProvider?: 
   const url = new URL(s.url as string);
   const requestInit = { headers: s.headers };
   const oauth = authProvider ? { authProvider } : {};
+  // Streamable HTTP may speak 2026-07-28, whose servers may answer a long call with a task (upstream-task.ts).
   return s.transport === 'sse'
     ? new SSEClientTransport(url, { requestInit, ...oauth })
-    : new StreamableHTTPClientTransport(url, { requestInit, ...oauth, onInsufficientScope: 'throw' });
+    : foldTaskAnswers(new StreamableHTTPClientTransport(url, { requestInit, ...oauth, onInsufficientScope: 'throw' }));
 }
 
 /**

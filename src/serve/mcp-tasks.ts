@@ -13,11 +13,11 @@ import { MissingRequiredClientCapabilityError, ProtocolError, ProtocolErrorCode 
 import { Cancellation, watchSignal } from '../core/cancellation.ts';
 import type { ClientChannel, McpCallInfo, Principal } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
+import { TASKS_EXTENSION } from '../core/mcp-tasks-extension.ts';
 import type { Outcome } from '../core/pipeline.ts';
 import type { Entry } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import { type Caller, runCall, type ToolCall } from './mcp-edge.ts';
-import { TASKS_EXTENSION } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
 
 /** How long a task call may take before the client gets a task instead of waiting for the answer. */

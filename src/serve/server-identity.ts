@@ -1,11 +1,9 @@
 // What Switchboard's MCP server says it is, on every door: its name and version, what it offers, and what every
 // client is told at the handshake. The 2026-07-28 encoding stamps the identity into each result (tool-result.ts).
+import { TASKS_EXTENSION } from '../core/mcp-tasks-extension.ts';
 import { version } from '../version.ts';
 
 export const SERVER_INFO = { name: 'switchboard', title: 'Switchboard', version };
-
-/** MCP's tasks extension (SEP-2663, protocol 2026-07-28): long calls answered as tasks (mcp-tasks.ts). */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** What Switchboard's MCP server offers every client. */
 export const SERVER_CAPABILITIES = {
@@ -14,6 +12,7 @@ export const SERVER_CAPABILITIES = {
   prompts: { listChanged: true },
   completions: {},
   logging: {},
+  // MCP's tasks extension: long calls answered as tasks (mcp-tasks.ts).
   extensions: { [TASKS_EXTENSION]: {} },
 };
 

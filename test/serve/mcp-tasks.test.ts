@@ -7,9 +7,9 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
+import { TASKS_EXTENSION } from '../../src/core/mcp-tasks-extension.ts';
 import { generateToken, hashToken } from '../../src/policy/tokens.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
-import { TASKS_EXTENSION } from '../../src/serve/server-identity.ts';
 import { gate as closedGate } from '../helpers/gate.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { rpc2026 } from '../helpers/rpc2026.ts';

@@ -1,0 +1,4 @@
+// The id of MCP's tasks extension (SEP-2663, protocol 2026-07-28), which both sides of Switchboard speak: the server
+// answers long calls with tasks (src/serve/mcp-tasks.ts), the upstream client waits for an upstream's tasks
+// (src/mcp-client/upstream-task.ts).
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
