@@ -45,10 +45,12 @@ export async function audit(opts: {
       process.stdout.write('No audit records match.\n');
       return;
     }
-    const table = makeTable(['time', 'principal', 'via', 'capability', 'outcome', 'ms', 'input'], {
-      colWidths: [21, 14, 7, 22, 24, 9, 40],
-      wordWrap: true,
-    });
+    // The trace column only when a record has one (its caller sent a W3C traceparent).
+    const traced = records.some((r) => r.traceId);
+    const table = makeTable(
+      ['time', 'principal', 'via', 'capability', 'outcome', 'ms', 'input', ...(traced ? ['trace'] : [])],
+      { colWidths: [21, 14, 7, 22, 24, 9, 40, ...(traced ? [34] : [])], wordWrap: true },
+    );
     for (const r of records)
       table.push([
         r.at.slice(0, 19),
@@ -58,6 +60,7 @@ export async function audit(opts: {
         r.outcome === 'ok' ? (r.cached ? 'ok (cached)' : 'ok') : `${r.errorCode}`,
         r.durationMs.toFixed(1),
         r.input,
+        ...(traced ? [r.traceId ?? ''] : []),
       ]);
     process.stdout.write(`${table.toString()}\n${records.length} records (newest first)\n`);
   } finally {

@@ -70,6 +70,8 @@ export class AuditWriter {
     };
     // The result cache answered: the capability did not run, and the trail says so.
     if (state.cache === 'hit') record.cached = true;
+    // The caller's W3C trace, which this call continued: the row leads to the trace.
+    if (state.ctx.trace) record.traceId = state.ctx.trace.traceId;
     this.queue.push(record);
   };
 
@@ -90,6 +92,7 @@ export class AuditWriter {
       errorMessage: maskUrlSecrets(error.message).slice(0, 1000),
       durationMs: 0,
       requestId: singleLine(req.requestId ?? randomUUID()),
+      ...(req.trace ? { traceId: req.trace.traceId } : {}),
     });
   };
 

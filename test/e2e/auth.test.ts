@@ -209,6 +209,31 @@ describe('tokens and HTTP authentication', () => {
     expect(bad.code).toBe(2);
   });
 
+  it("keeps a traced call's W3C trace id in its audit record (the writer thread's), shown by `switchboard audit`", async () => {
+    const trace = '0af7651916cd43dd8448eb211c80319c';
+    await fetch(`${server.url}/v1/tools/task__create`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${agent}`,
+        traceparent: `00-${trace}-b7ad6b7169203331-01`,
+      },
+      body: JSON.stringify({ text: 'traced' }),
+    });
+    const records = await until(
+      async () => {
+        const rows = JSON.parse((await cli(dir, ['audit', '--tool', 'task__create', '--json'])).stdout);
+        return rows.some((r: { input?: string }) => String(r.input).includes('traced')) && rows;
+      },
+      { what: "the 'traced' call in the audit trail" },
+    );
+    expect(records.find((r: { input: string }) => r.input.includes('traced'))).toMatchObject({ traceId: trace });
+    expect(records.find((r: { input: string }) => r.input.includes('audited'))).not.toHaveProperty('traceId');
+    const table = await cli(dir, ['audit', '--tool', 'task__create']);
+    expect(table.stdout).toContain('trace');
+    expect(table.stdout).toContain(trace);
+  });
+
   it('shows per-capability stats of the running server', async () => {
     const out = await cli(dir, ['stats', '--url', server.url, '--token', admin, '--json']);
     expect(out.code).toBe(0);

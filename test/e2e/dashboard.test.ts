@@ -14,6 +14,8 @@ import { type HttpServerProcess, ROOT, runCli, startHttpServer, tempProject } fr
 import { eventAfter } from '../helpers/sse.ts';
 import { until } from '../helpers/until.ts';
 
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+
 const dir = tempProject();
 let server: HttpServerProcess;
 let browser: Browser;
@@ -56,6 +58,8 @@ beforeAll(async () => {
     await store.audit.appendMany(
       Array.from({ length: 5000 }, (_, i) => auditRecord(batch * 5000 + i, { principal: `bulk-${i % 10}` })),
     );
+  // One call that continued a caller's W3C trace: its row shows the trace id.
+  await store.audit.append(auditRecord(100_000, { principal: 'traced', traceId: TRACE_ID }));
   await store.close();
   [server] = await Promise.all([startHttpServer(dir), launching]);
 });
@@ -230,6 +234,14 @@ describe('the dashboard in Chromium', () => {
     });
     await page.waitForSelector('table.events tr[data-event="call"]');
     await screenshot(page, 'audit');
+    // A traced call's row names its trace; the others have none.
+    await page.$eval('.audit-filters input[name="principal"]', (input) => {
+      (input as HTMLInputElement).value = '';
+    });
+    await page.type('.audit-filters input[name="principal"]', 'traced');
+    await page.click('.audit-filters button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('table.audit tbody tr').length === 1);
+    expect(await page.$eval('table.audit tbody tr code.trace', (c) => c.textContent)).toBe(TRACE_ID);
   });
 
   it('restarts, disables and enables an upstream server, and creates and revokes a token', async () => {

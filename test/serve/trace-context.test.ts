@@ -109,6 +109,10 @@ describe('HTTP headers', () => {
     });
     expect(res.status).toBe(200);
     expect(received).toEqual([{ traceparent: expect.stringMatching(FROM_HUB), tracestate: undefined }]);
+    // The audit record of the call names the trace, so an operator can go from the row to it.
+    await near.flush();
+    const [row] = await near.services.store.audit.query({ limit: 1 });
+    expect(row).toMatchObject({ transport: 'rest', traceId: TRACE });
   });
 
   it('ignore a malformed traceparent: the call runs, untraced', async () => {

@@ -1032,6 +1032,26 @@ export function storeContract(name: string, make: (clock: { now: StoreClock }) =
         expect('cached' in got[0]).toBe(false);
       });
 
+      it('keeps the trace id of a traced call, and only on that record, cached or not', async () => {
+        const trace = '4bf92f3577b34da6a3ce929d0e0e4736';
+        await store.audit.appendMany([
+          rec(1),
+          rec(2, { traceId: trace }),
+          rec(3, { traceId: trace, cached: true }),
+          rec(4, { outcome: 'error', errorCode: 'TIMEOUT', traceId: trace }),
+        ]);
+        const got = await store.audit.query();
+        expect(got.map((r) => [r.requestId, r.traceId, r.cached])).toEqual([
+          ['r-4', trace, undefined],
+          ['r-3', trace, true],
+          ['r-2', trace, undefined],
+          ['r-1', undefined, undefined],
+        ]);
+        expect(got[1]).toEqual({ ...rec(3, { traceId: trace, cached: true }), seq: expect.any(Number) });
+        expect(got[0]).toMatchObject({ outcome: 'error', errorCode: 'TIMEOUT' });
+        expect('traceId' in got[3]).toBe(false);
+      });
+
       it('accepts an error without a message', async () => {
         await store.audit.append(rec(1, { outcome: 'error', errorCode: 'TIMEOUT', errorMessage: null }));
         expect(await store.audit.query()).toMatchObject([
@@ -1134,6 +1154,8 @@ export function storeContract(name: string, make: (clock: { now: StoreClock }) =
           rec(1, { requestId: 42 as unknown as string }),
           rec(1, { cached: false as unknown as true }),
           rec(1, { outcome: 'error', errorCode: 'INTERNAL', cached: true }),
+          rec(1, { traceId: '4BF92F3577B34DA6A3CE929D0E0E4736' }),
+          rec(1, { traceId: 'abc' }),
           null,
         ];
         for (const r of bad)

@@ -62,6 +62,11 @@ export const NewAuditRecordSchema = z
       requestId: cleanText,
       /** Present (true) only when the result cache answered the call (`policy.cache`): the capability did not run. */
       cached: z.literal(true, { error: mustBe('true or absent') }).optional(),
+      /** The W3C trace the call continued (its caller sent a `traceparent`): 32 lowercase hex digits; absent otherwise. */
+      traceId: z
+        .string()
+        .regex(/^[0-9a-f]{32}$/, { error: mustBe('32 lowercase hex digits (a W3C trace id) or absent') })
+        .optional(),
     },
     { error: mustBeObject('audit record') },
   )

@@ -6,19 +6,32 @@ import { Worker } from 'node:worker_threads';
 import type { AuditSink, NewAuditRecord } from '../contract.ts';
 import { sqliteAddon } from './addon.ts';
 
-/** Stores one record (its fields bound by name); `seq` comes from the table. The same in both connections. */
-export const INSERT_AUDIT_SQL =
-  'INSERT INTO audit (at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id) ' +
-  'VALUES (@at, @principal, @transport, @capability, @input, @outcome, @errorCode, @errorMessage, @durationMs, @requestId)';
-
 /**
- * The same for a call the result cache answered (`cached: true`): a statement of its own, because SQLite binds no
- * booleans and a record without the field must bind as it is (no copy per row).
+ * The INSERT for a record: its fields bound by name, `seq` from the table; the same in both connections. Optional
+ * columns are in the statement only when the record has them (SQLite binds no booleans, and a record without the
+ * field must bind as it is, with no copy per row): `cached` for a call the result cache answered, `trace_id` for a
+ * traced call. Indexed by `auditInsertKind`.
  */
-export const INSERT_CACHED_AUDIT_SQL = INSERT_AUDIT_SQL.replace('request_id)', 'request_id, cached)').replace(
-  '@requestId)',
-  '@requestId, 1)',
-);
+function insertAuditSql(cached: boolean, traced: boolean): string {
+  const columns =
+    'at, principal, transport, capability, input, outcome, error_code, error_message, duration_ms, request_id';
+  const values =
+    '@at, @principal, @transport, @capability, @input, @outcome, @errorCode, @errorMessage, @durationMs, @requestId';
+  return (
+    `INSERT INTO audit (${columns}${cached ? ', cached' : ''}${traced ? ', trace_id' : ''}) ` +
+    `VALUES (${values}${cached ? ', 1' : ''}${traced ? ', @traceId' : ''})`
+  );
+}
+export const INSERT_AUDIT_SQLS = [
+  insertAuditSql(false, false),
+  insertAuditSql(false, true),
+  insertAuditSql(true, false),
+  insertAuditSql(true, true),
+];
+
+/** Which of INSERT_AUDIT_SQLS stores `r`. */
+export const auditInsertKind = (r: { cached?: boolean; traceId?: string }): number =>
+  (r.cached ? 2 : 0) + (r.traceId ? 1 : 0);
 
 const WORKER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -26,11 +39,10 @@ const Database = require(workerData.driver);
 const db = new Database(workerData.file, workerData.addon ? { nativeBinding: workerData.addon } : {});
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
-const insert = db.prepare(${JSON.stringify(INSERT_AUDIT_SQL)});
-const insertCached = db.prepare(${JSON.stringify(INSERT_CACHED_AUDIT_SQL)});
-// One transaction per batch: a row per record.
+const inserts = ${JSON.stringify(INSERT_AUDIT_SQLS)}.map((sql) => db.prepare(sql));
+// One transaction per batch: a row per record (auditInsertKind, written out).
 const append = db.transaction((records) => {
-  for (const r of records) (r.cached ? insertCached : insert).run(r);
+  for (const r of records) inserts[(r.cached ? 2 : 0) + (r.traceId ? 1 : 0)].run(r);
 });
 // BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
 // in WAL mode), and a batch is retried rather than lost while another writer holds the lock.

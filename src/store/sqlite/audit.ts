@@ -3,13 +3,13 @@
 import type { AuditLog, AuditQuery, AuditRecord, AuditSink, NewAuditRecord } from '../contract.ts';
 import { type CheckedAuditQuery, checkAuditQuery, validAudit } from '../records/audit.ts';
 import { checkIso, describe, invalid } from '../records/common.ts';
-import { INSERT_AUDIT_SQL, INSERT_CACHED_AUDIT_SQL, SqliteAuditSink } from './audit-sink.ts';
+import { auditInsertKind, INSERT_AUDIT_SQLS, SqliteAuditSink } from './audit-sink.ts';
 import type { Db, Statement } from './connection.ts';
 
 /** A row as an {@link AuditRecord}. */
 const RECORD_COLUMNS =
   'seq, at, principal, transport, capability, input, outcome, error_code AS errorCode, ' +
-  'error_message AS errorMessage, duration_ms AS durationMs, request_id AS requestId, cached';
+  'error_message AS errorMessage, duration_ms AS durationMs, request_id AS requestId, cached, trace_id AS traceId';
 
 /**
  * The SELECT for the filters a query has, its values bound by name from the checked query. Newest first is an index
@@ -26,8 +26,7 @@ export function auditQuerySql(q: CheckedAuditQuery): string {
 }
 
 export class SqliteAudit implements AuditLog {
-  private readonly insert: Statement;
-  private readonly insertCached: Statement;
+  private readonly inserts: Statement[];
   private readonly appendRows: (records: readonly NewAuditRecord[]) => void;
   private readonly drop: Statement;
   /** One statement per combination of filters, prepared when first asked for (at most eight). */
@@ -38,10 +37,9 @@ export class SqliteAudit implements AuditLog {
     private readonly live: () => void,
     private readonly file = ':memory:',
   ) {
-    this.insert = db.prepare(INSERT_AUDIT_SQL);
-    this.insertCached = db.prepare(INSERT_CACHED_AUDIT_SQL);
+    this.inserts = INSERT_AUDIT_SQLS.map((sql) => db.prepare(sql));
     const rows = db.transaction((records: readonly NewAuditRecord[]) => {
-      for (const r of records) (r.cached ? this.insertCached : this.insert).run(r);
+      for (const r of records) this.inserts[auditInsertKind(r)].run(r);
     });
     this.appendRows = (records) => rows.immediate(records);
     this.drop = db.prepare('DELETE FROM audit WHERE at < ?');
@@ -68,11 +66,13 @@ export class SqliteAudit implements AuditLog {
   async query(query: AuditQuery = {}): Promise<AuditRecord[]> {
     this.live();
     const q = checkAuditQuery(query);
-    const rows = this.statementFor(q).all(q) as (AuditRecord & { cached: 1 | null | true })[];
-    // A record carries `cached` only when the result cache answered it (NULL in every other row).
+    const rows = this.statementFor(q).all(q) as (AuditRecord & { cached: 1 | null | true; traceId: string | null })[];
+    // A record carries `cached` only when the result cache answered it, `traceId` only for a traced call (NULL in
+    // every other row).
     for (const row of rows) {
       if (row.cached === null) delete (row as { cached?: unknown }).cached;
       else row.cached = true;
+      if (row.traceId === null) delete (row as { traceId?: unknown }).traceId;
     }
     return rows as AuditRecord[];
   }

@@ -258,6 +258,12 @@ export const MIGRATIONS: readonly Migration[] = [
     PRIMARY KEY (server, principal)
   ) STRICT, WITHOUT ROWID;
   `,
+  // 14: the W3C trace a call continued (docs/operations.md#traces): NULL for an untraced call and every row before,
+  // so no row is rewritten.
+  `
+  ALTER TABLE audit ADD COLUMN trace_id TEXT
+    CHECK (trace_id IS NULL OR (length(trace_id) = 32 AND trace_id NOT GLOB '*[^0-9a-f]*'));
+  `,
 ];
 
 /** Run one step on `db` (the caller holds the transaction). */

@@ -84,12 +84,13 @@ export function Audit() {
     </div>
     ${page.data ? null : html`<${Loading} />`}
     <div class="scroll"><table class="audit">
-      <thead><tr><th>Time</th><th>Principal</th><th>Via</th><th>Tool</th><th>Outcome</th><th>ms</th><th>Input</th></tr></thead>
+      <thead><tr><th>Time</th><th>Principal</th><th>Via</th><th>Tool</th><th>Outcome</th><th>ms</th><th>Input</th><th>Trace</th></tr></thead>
       <tbody>${records.map(
         (r) => html`<tr key=${r.seq} data-seq=${r.seq}>
           <td><${Time} at=${r.at} /></td><td>${r.principal}</td><td>${r.transport}</td><td><code>${r.capability}</code></td>
           <td>${r.outcome === 'ok' ? html`<${Badge} status="ok" />` : html`<${Badge} status="error" /> ${r.errorCode}`}</td>
           <td>${r.durationMs.toFixed(1)}</td><td><code class="clip" title=${r.input}>${r.input}</code></td>
+          <td>${r.traceId ? html`<code class="trace" title=${`W3C trace ${r.traceId}`}>${r.traceId}</code>` : null}</td>
         </tr>`,
       )}</tbody>
     </table></div>
