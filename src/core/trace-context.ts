@@ -54,6 +54,11 @@ export function traceparentOf(trace: TraceContext): string {
   return `00-${trace.traceId}-${trace.spanId}-${trace.flags}`;
 }
 
+/** The W3C HTTP headers (`traceparent`, `tracestate`) that pass `trace` on. */
+export function traceHeaders(trace: TraceContext): Record<string, string> {
+  return traceFields(trace, { parent: 'traceparent', state: 'tracestate' });
+}
+
 /** `_meta` keys (MCP) or environment variables (TRACEPARENT, TRACESTATE) that pass `trace` on. */
 export function traceFields(trace: TraceContext, keys: { parent: string; state: string }): Record<string, string> {
   return {

@@ -8,9 +8,12 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
+import { parseTraceparent } from '../../src/core/trace-context.ts';
 import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
-import { type TestHub, testHub } from '../helpers/hub.ts';
+import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import { ADMIN, type TestHub, testHub } from '../helpers/hub.ts';
 import { writePlugin } from '../helpers/plugins.ts';
+import { agentHub } from '../sources/agents/agent-hub.ts';
 import { projectWith, waitFor } from '../sources/upstream/helpers.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -138,5 +141,28 @@ describe('a plugin hook', () => {
     const seen = /traceparent=(00-[0-9a-f-]+) tracestate=([^"\\]*)/.exec(output);
     expect(seen?.[1]).toMatch(FROM_HUB);
     expect(seen?.[2]).toBe('vendor=2');
+  });
+});
+
+describe("a sub-agent's turn", () => {
+  it("carries the call's trace on its model requests (traceparent header), with the call's span as parent", async () => {
+    const api = await startFakeAnthropic({ replies: ['traced answer'] });
+    const hub = await agentHub({ anthropic: api.url, config: '[agents]\ndefault_provider = "anthropic"' });
+    try {
+      const out = await hub.pipeline.call({
+        principal: ADMIN,
+        name: 'agent.start',
+        input: { session_name: 'traced', prompt: 'hello' },
+        transport: 'cli',
+        trace: parseTraceparent(TRACEPARENT, 'vendor=3'),
+      });
+      expect(out.ok).toBe(true);
+      const [request] = api.messages();
+      expect(request.headers.traceparent).toMatch(FROM_HUB);
+      expect(request.headers.tracestate).toBe('vendor=3');
+    } finally {
+      await hub.close();
+      await api.close();
+    }
   });
 });

@@ -422,7 +422,9 @@ export class AgentRuntime {
         }),
     );
     // An async turn reports to nobody, but its tools are still bounded by the caller who started it.
-    const reporting: CallHooks = async ? { caller: hooks.caller } : hooks;
+    const reporting: CallHooks = async
+      ? { caller: hooks.caller, ...(hooks.trace ? { trace: hooks.trace } : {}) }
+      : hooks;
     const lock = { released: false };
     const signal = controller.signal;
     const done = runTurn(this.turnDeps, meta, agent, turn, signal, reporting, transcript, lock).finally(async () => {

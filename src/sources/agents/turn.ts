@@ -4,6 +4,7 @@
 import type { AgentsConfig } from '../../config/schema.ts';
 import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
+import type { TraceContext } from '../../core/trace-context.ts';
 import { type PassedLimit, passCallerLimit } from '../../policy/caller-limit.ts';
 import { fillPlaceholders } from './agent-orchestrator.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
@@ -20,6 +21,8 @@ import { type TurnToolDeps, turnCallerLimit, turnTools } from './turn-tools.ts';
 export interface CallHooks {
   /** Who asked for the turn: the agent's built-in tools never get more than this caller may see and call. */
   caller?: Principal;
+  /** The W3C trace of the call that asked for the turn: its model calls carry it on (`traceparent`). */
+  trace?: TraceContext;
   signal?: AbortSignal;
   progress?: (progress: number, total?: number, message?: string) => Promise<void>;
   log?: (level: LogLevel, data: unknown) => Promise<void>;
@@ -99,7 +102,7 @@ export async function runTurn(
       : { tools: [] };
     mcpClose = own.close;
     const { outcome, structured, warnings } = await askModel(
-      { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, signal, emit, transcript },
+      { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, trace: hooks.trace, signal, emit, transcript },
       turn,
       add,
     );
@@ -135,6 +138,7 @@ interface Asking {
   tools: LocalTool[];
   /** The caller's limit for the processes the provider starts (claude-cli). */
   limitEnv: Record<string, string>;
+  trace?: TraceContext;
   signal: AbortSignal;
   emit: (events: TranscriptEvent[]) => void;
   transcript: TranscriptWriter;
@@ -145,7 +149,7 @@ interface Asking {
  * `structured_output_retries` times. `add` takes each call's usage.
  */
 async function askModel(
-  { deps, meta, agent, provider, cfg, tools, limitEnv, signal, emit, transcript }: Asking,
+  { deps, meta, agent, provider, cfg, tools, limitEnv, trace, signal, emit, transcript }: Asking,
   turn: TurnInput,
   add: (o: TurnOutcome) => void,
 ): Promise<{ outcome: TurnOutcome; structured: unknown; warnings: string[] | null }> {
@@ -184,6 +188,7 @@ async function askModel(
     callbackTools: meta.options.tools,
     localTools: tools,
     limitEnv,
+    ...(trace ? { trace } : {}),
     maxModelCalls: cfg.max_model_calls,
     signal,
     env: deps.env,

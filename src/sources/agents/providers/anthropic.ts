@@ -2,6 +2,7 @@
 // Key and base URL come from [agents.providers.anthropic] or ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL, never tool input.
 import type Anthropic from '@anthropic-ai/sdk';
 import type { AgentsConfig } from '../../../config/schema.ts';
+import { traceHeaders } from '../../../core/trace-context.ts';
 import { type Completion, runToolLoop } from '../tool-loop.ts';
 import type { Block, Message, Provider } from './provider.ts';
 
@@ -63,7 +64,7 @@ export const anthropicProvider: Provider = {
               }
             : {}),
         },
-        { signal: args.signal },
+        { signal: args.signal, ...(req.trace ? { headers: traceHeaders(req.trace) } : {}) },
       );
       const message = await stream.finalMessage();
       const content: Block[] = [];

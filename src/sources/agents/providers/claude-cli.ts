@@ -8,6 +8,7 @@ import type { AgentsConfig } from '../../../config/schema.ts';
 import { argv } from '../../../core/argv.ts';
 import { SwitchboardError } from '../../../core/errors.ts';
 import { minimalEnv, runProcess } from '../../../core/process.ts';
+import { traceFields } from '../../../core/trace-context.ts';
 import type { Provider, TurnRequest } from './provider.ts';
 
 /** node_modules/.bin of every folder above this module (from src/ or the dist/ bundle alike), nearest first. */
@@ -56,8 +57,10 @@ function childEnv(req: TurnRequest): Record<string, string> {
   // The agent's profile and the caller's limit reach the Switchboard its agent.mcp.json (or claude's own settings)
   // starts: `switchboard serve` reads both. The limit comes last: no configured variable replaces it.
   const profile: Record<string, string> = req.agent?.profile ? { SWITCHBOARD_PROFILE: req.agent.profile } : {};
+  // The call's W3C trace, for what claude and the servers it starts do with it (TRACEPARENT, as plugin hooks get it).
+  const trace = req.trace ? traceFields(req.trace, { parent: 'TRACEPARENT', state: 'TRACESTATE' }) : {};
   const out = minimalEnv(
-    { ...claude, ...req.config.providers['claude-cli'].env, ...profile, ...req.limitEnv },
+    { ...claude, ...req.config.providers['claude-cli'].env, ...profile, ...trace, ...req.limitEnv },
     req.env,
   );
   if (req.maxTokensExplicit) out.CLAUDE_CODE_MAX_OUTPUT_TOKENS = String(req.maxTokens);

@@ -3,6 +3,7 @@
 // never tool input.
 import type { Content, GoogleGenAI, Part } from '@google/genai';
 import type { AgentsConfig } from '../../../config/schema.ts';
+import { traceHeaders } from '../../../core/trace-context.ts';
 import { type Completion, runToolLoop } from '../tool-loop.ts';
 import type { Block, Message, Provider } from './provider.ts';
 
@@ -79,6 +80,7 @@ export const geminiProvider: Provider = {
         contents: toContents(args.messages),
         config: {
           abortSignal: args.signal,
+          ...(req.trace ? { httpOptions: { headers: traceHeaders(req.trace) } } : {}),
           maxOutputTokens: args.maxTokens,
           ...(args.system ? { systemInstruction: args.system } : {}),
           ...(args.tools.length

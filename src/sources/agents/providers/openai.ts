@@ -2,6 +2,7 @@
 // with Switchboard's tool loop. `base_url` in config covers local model servers; the key may be any string there.
 import type OpenAI from 'openai';
 import type { AgentsConfig } from '../../../config/schema.ts';
+import { traceHeaders } from '../../../core/trace-context.ts';
 import { type Completion, runToolLoop } from '../tool-loop.ts';
 import type { Block, Message, Provider } from './provider.ts';
 
@@ -91,7 +92,7 @@ export const openaiProvider: Provider = {
               }
             : {}),
         },
-        { signal: args.signal },
+        { signal: args.signal, ...(req.trace ? { headers: traceHeaders(req.trace) } : {}) },
       );
       let text = '';
       const calls: { id: string; name: string; args: string }[] = [];

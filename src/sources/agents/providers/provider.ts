@@ -1,6 +1,7 @@
 // The small interface every model provider implements: run one turn of a session and report what happened.
 // The runner owns sessions, locks, transcripts and structured output; a provider only talks to its model.
 import type { AgentsConfig } from '../../../config/schema.ts';
+import type { TraceContext } from '../../../core/trace-context.ts';
 import type { AgentDefinition, ProviderName } from '../definitions.ts';
 import type {
   CallbackTool,
@@ -63,6 +64,8 @@ export interface TurnRequest {
    * starts), so a `switchboard serve` among them serves at most what the caller could call (docs/security.md rule 2).
    */
   limitEnv: Record<string, string>;
+  /** The W3C trace of the call that started the turn: the model calls pass it on (HTTP headers, or TRACEPARENT). */
+  trace?: TraceContext;
   maxModelCalls: number;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;

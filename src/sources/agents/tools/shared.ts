@@ -57,5 +57,11 @@ export function present(rt: AgentRuntime, result: TurnResult): TurnResult | RawR
  */
 export function liveHooks(ctx: CallContext): CallHooks {
   const live = ctx.meta?.progressToken !== undefined;
-  return { caller: ctx.principal, signal: ctx.signal, progress: ctx.progress, ...(live ? { log: ctx.log } : {}) };
+  return {
+    caller: ctx.principal,
+    signal: ctx.signal,
+    progress: ctx.progress,
+    ...(live ? { log: ctx.log } : {}),
+    ...(ctx.trace ? { trace: ctx.trace } : {}),
+  };
 }
