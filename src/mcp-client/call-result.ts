@@ -8,6 +8,14 @@ import { describeAjvErrors, jsonValidator } from '../core/ajv.ts';
 import { SwitchboardError } from '../core/errors.ts';
 
 /**
+ * The result schema handed to the SDK client for upstream requests whose answers are checked where they are used
+ * (tool results by `checkCallToolResult`, once, with one kind of error; an upstream task's answers field by field).
+ */
+export const UNCHECKED_RESULT = {
+  '~standard': { version: 1 as const, vendor: 'switchboard', validate: (value: unknown) => ({ value }) },
+};
+
+/**
  * The result as it came, when it is a valid CallToolResult; otherwise an `UPSTREAM` error naming the server, the
  * tool and the first problem.
  *

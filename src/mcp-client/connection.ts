@@ -20,7 +20,7 @@ import { TASKS_EXTENSION } from '../core/mcp-tasks-extension.ts';
 import { type TraceContext, traceFields } from '../core/trace-context.ts';
 import { version } from '../version.ts';
 import { CallLane } from './call-lane.ts';
-import { checkCallToolResult } from './call-result.ts';
+import { checkCallToolResult, UNCHECKED_RESULT } from './call-result.ts';
 import { type Catalog, listCatalog } from './catalog.ts';
 import { ConnectionLogin } from './oauth/connection-login.ts';
 import type { OAuthSession } from './oauth/session.ts';
@@ -55,13 +55,6 @@ const STABLE_MS = 60_000;
 /** The SDK's own per-request timer is disabled for tool calls: the pipeline's timeout (reset by progress) rules. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
 /** Longest stderr line kept in the log; a chatty child must not flood ours. */
-/**
- * The result schema handed to the SDK client for tool calls: it accepts anything, so every tool result — from the
- * SDK client or the call lane — is checked once, by `checkCallToolResult`, with one kind of error.
- */
-const UNCHECKED_RESULT = {
-  '~standard': { version: 1 as const, vendor: 'switchboard', validate: (value: unknown) => ({ value }) },
-};
 
 export class UpstreamConnection {
   status: ConnectionStatus = 'connecting';

@@ -7,11 +7,8 @@ import type { Client, JSONRPCMessage, MessageExtraInfo, Transport } from '@model
 import type { CancelWatch } from '../core/cancellation.ts';
 import type { ClientChannel } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
+import { UNCHECKED_RESULT } from './call-result.ts';
 
-/** The answers are read as they come: each is checked where it is used. */
-const ANY = {
-  '~standard': { version: 1 as const, vendor: 'switchboard', validate: (value: unknown) => ({ value }) },
-};
 /** The pace a server may ask for, bounded: not a busy loop, not a minute between looks. */
 const MIN_POLL_MS = 100;
 const MAX_POLL_MS = 5_000;
@@ -73,14 +70,16 @@ export async function awaitUpstreamTask(
   const { taskId } = created;
   const what = `${opts.server}'s task ${taskId} for '${opts.tool}'`;
   const request = (method: string, params: Record<string, unknown>) =>
-    client.request({ method, params: { taskId, ...params } } as never, ANY as never, {
+    client.request({ method, params: { taskId, ...params } } as never, UNCHECKED_RESULT as never, {
       signal: opts.cancel.signal,
       timeout: opts.timeoutMs,
     }) as Promise<UpstreamTask>;
   const stopCancelling = opts.cancel.onAbort(() => {
     // Best effort: the server may have ended it already, or be gone.
     void client
-      .request({ method: 'tasks/cancel', params: { taskId } } as never, ANY as never, { timeout: opts.timeoutMs })
+      .request({ method: 'tasks/cancel', params: { taskId } } as never, UNCHECKED_RESULT as never, {
+        timeout: opts.timeoutMs,
+      })
       .catch(() => {});
   });
   const asked = new Set<string>();

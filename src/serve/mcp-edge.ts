@@ -103,11 +103,18 @@ export function plainShapeOf(message: unknown, era: Era): ToolCall | undefined {
   return { id, name: params.name, arguments: (params.arguments as Record<string, unknown>) ?? {}, meta };
 }
 
+type Headers = Record<string, string | string[] | undefined>;
+
+/** A request header's value as the MCP doors read it: the first, when a client sent it more than once. */
+export function header(req: { headers: Headers }, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 /** A caller's trace from the W3C `traceparent` and `tracestate` HTTP headers, when it sent a valid one. */
-export function traceFromHeaders(headers: Record<string, string | string[] | undefined>): TraceContext | undefined {
-  const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
-  const parent = one(headers.traceparent);
-  return parent === undefined ? undefined : parseTraceparent(parent, one(headers.tracestate));
+export function traceFromHeaders(headers: Headers): TraceContext | undefined {
+  const parent = header({ headers }, 'traceparent');
+  return parent === undefined ? undefined : parseTraceparent(parent, header({ headers }, 'tracestate'));
 }
 
 /** The edge's lookup of a call's tool, handed on with the call where it goes to the SDK (a 2026 request's server). */

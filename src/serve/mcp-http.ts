@@ -20,6 +20,7 @@ import type { Hub } from '../hub.ts';
 import { TransportErrorCode } from './jsonrpc-errors.ts';
 import {
   answersHere,
+  header,
   type Lookup,
   mcpCallInfoOf,
   plainShapeOf,
@@ -38,11 +39,6 @@ const MODERN_VERSION = '2026-07-28';
 
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
 const SSE_RETRY_MS = 1_000;
-
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 /** Whether a 2026-07-28 `tools/call`'s headers are exactly what the SDK's handler accepts without a word. */
 function exactModernHeaders(req: IncomingMessage): boolean {

@@ -23,14 +23,9 @@ import type { Principal } from '../core/context.ts';
 import type { Hub } from '../hub.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { CallStream } from './mcp-call-stream.ts';
-import { ConnectionEdge, type Reply, traceFromHeaders } from './mcp-edge.ts';
+import { ConnectionEdge, header, type Reply, traceFromHeaders } from './mcp-edge.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
 import { jsonRpcResultText } from './tool-result.ts';
-
-const header = (req: IncomingMessage, name: string): string | undefined => {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
-};
 
 export interface SessionTransportOptions {
   /** The session id, fixed in advance (the shared record is written before the client sees it). */

@@ -37,7 +37,6 @@ interface TaskRecord {
   id: string;
   /** The principal that created it: the only one that may read or cancel it. */
   principal: string;
-  tool: string;
   status: TaskStatus;
   statusMessage?: string;
   createdAt: string;
@@ -49,10 +48,16 @@ interface TaskRecord {
   /** The JSON-RPC error of a failed one. */
   error?: { code: number; message: string; data?: unknown };
   cancellation: Cancellation;
-  /** What the call asked its client and waits for, by key (unique for the task's life). */
-  inputRequests: Record<string, { method: string; params: Record<string, unknown> }>;
-  waiters: Map<string, { resolve: (answer: unknown) => void; reject: (err: unknown) => void }>;
+  /** What the call asked its client and waits for, by key (unique for the task's life): its `inputRequests`. */
+  questions: Map<string, Question>;
   asked: number;
+}
+
+interface Question {
+  method: string;
+  params: Record<string, unknown>;
+  answer: (response: unknown) => void;
+  drop: (why: unknown) => void;
 }
 
 /** Whether the client of this call declared the tasks extension (per request, on 2026-07-28). */
@@ -80,20 +85,18 @@ export class TaskTable {
     this.sweep.unref();
   }
 
-  create(principal: Principal, tool: string, cancellation: Cancellation): TaskRecord {
+  create(principal: Principal, cancellation: Cancellation): TaskRecord {
     const at = this.now();
     const record: TaskRecord = {
       id: randomBytes(16).toString('base64url'),
       principal: principal.id,
-      tool,
       status: 'working',
       createdAt: new Date(at).toISOString(),
       lastUpdatedAt: new Date(at).toISOString(),
       ttlMs: TTL_MS,
       expiresAt: at + TTL_MS,
       cancellation,
-      inputRequests: {},
-      waiters: new Map(),
+      questions: new Map(),
       asked: 0,
     };
     this.tasks.set(record.id, record);
@@ -113,10 +116,10 @@ export class TaskTable {
     if (TERMINAL.has(record.status))
       return Promise.reject(new SwitchboardError('CANCELLED', `Task '${record.id}' has ended: nothing to ask for.`));
     const key = `input-${++record.asked}`;
-    record.inputRequests[key] = { method, params };
+    const asked = new Promise((answer, drop) => record.questions.set(key, { method, params, answer, drop }));
     record.status = 'input_required';
     this.touched(record);
-    return new Promise((resolve, reject) => record.waiters.set(key, { resolve, reject }));
+    return asked;
   }
 
   /**
@@ -124,14 +127,13 @@ export class TaskTable {
    * ignored, as the extension says. When no question is left open the task is working again.
    */
   answer(record: TaskRecord, responses: Record<string, unknown>): void {
-    for (const [key, answer] of Object.entries(responses)) {
-      const waiter = record.waiters.get(key);
-      if (!waiter) continue;
-      record.waiters.delete(key);
-      delete record.inputRequests[key];
-      waiter.resolve(answer);
+    for (const [key, response] of Object.entries(responses)) {
+      const question = record.questions.get(key);
+      if (!question) continue;
+      record.questions.delete(key);
+      question.answer(response);
     }
-    if (record.status === 'input_required' && record.waiters.size === 0) {
+    if (record.status === 'input_required' && record.questions.size === 0) {
       record.status = 'working';
       this.touched(record);
     }
@@ -162,10 +164,9 @@ export class TaskTable {
   }
 
   private dropQuestions(record: TaskRecord, why: string): void {
-    for (const waiter of record.waiters.values())
-      waiter.reject(new SwitchboardError('CANCELLED', `No answer will come: ${why}.`));
-    record.waiters.clear();
-    record.inputRequests = {};
+    for (const question of record.questions.values())
+      question.drop(new SwitchboardError('CANCELLED', `No answer will come: ${why}.`));
+    record.questions.clear();
   }
 
   close(): void {
@@ -211,10 +212,17 @@ export function closeTasks(hub: Hub): void {
 export function taskView(record: TaskRecord): Record<string, unknown> {
   return {
     ...taskFields(record),
-    ...(record.status === 'input_required' ? { inputRequests: record.inputRequests } : {}),
+    ...(record.status === 'input_required' ? { inputRequests: inputRequestsOf(record) } : {}),
     ...(record.result ? { result: record.result } : {}),
     ...(record.error ? { error: record.error } : {}),
   };
+}
+
+/** The open questions as the extension shows them: `{key: {method, params}}`. */
+function inputRequestsOf(record: TaskRecord): Record<string, { method: string; params: Record<string, unknown> }> {
+  const out: Record<string, { method: string; params: Record<string, unknown> }> = {};
+  for (const [key, { method, params }] of record.questions) out[key] = { method, params };
+  return out;
 }
 
 /** A CreateTaskResult: the task's fields, flat, with `resultType: "task"`. */
@@ -270,7 +278,7 @@ export async function callOrTask(hub: Hub, call: ToolCall, caller: Caller, entry
   const table = tasksOf(hub);
   let record: TaskRecord | undefined;
   const open = () => {
-    record ??= table.create(caller.principal, call.name, cancellation);
+    record ??= table.create(caller.principal, cancellation);
     return record;
   };
   // A question to the client makes the call a task at once: its answer comes through tasks/update.

@@ -29,7 +29,7 @@ export const INSERT_AUDIT_SQLS = [
   insertAuditSql(true, true),
 ];
 
-/** Which of INSERT_AUDIT_SQLS stores `r`. */
+/** Which of INSERT_AUDIT_SQLS stores `r`. Self-contained: the writer thread runs its source text too. */
 export const auditInsertKind = (r: { cached?: boolean; traceId?: string }): number =>
   (r.cached ? 2 : 0) + (r.traceId ? 1 : 0);
 
@@ -40,9 +40,10 @@ const db = new Database(workerData.file, workerData.addon ? { nativeBinding: wor
 db.pragma('busy_timeout = 5000');
 db.pragma('synchronous = NORMAL');
 const inserts = ${JSON.stringify(INSERT_AUDIT_SQLS)}.map((sql) => db.prepare(sql));
-// One transaction per batch: a row per record (auditInsertKind, written out).
+const kind = ${auditInsertKind.toString()};
+// One transaction per batch: a row per record.
 const append = db.transaction((records) => {
-  for (const r of records) inserts[(r.cached ? 2 : 0) + (r.traceId ? 1 : 0)].run(r);
+  for (const r of records) inserts[kind(r)].run(r);
 });
 // BEGIN IMMEDIATE takes the write lock up front (a deferred transaction that reads first cannot wait for it
 // in WAL mode), and a batch is retried rather than lost while another writer holds the lock.
