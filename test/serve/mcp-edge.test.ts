@@ -97,7 +97,7 @@ for (const era of eras)
   });
 
 describe('over REST', () => {
-  it('runs the call through the edge with its X-Request-Id, looked up once, answered as the MCP doors answer', async () => {
+  it('answers as the MCP doors do, its X-Request-Id the request id, the tool looked up once', async () => {
     const res = await fetch(`${http.url}/v1/tools/probe__echo`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'rest-42' },

@@ -3,18 +3,17 @@
 // call and reaches a real upstream server (another Switchboard over HTTP, which records what it received) in the
 // same trace with the hub's own span as parent, and a plugin hook's command as TRACEPARENT. A call that brings no
 // trace passes none on.
-import { rmSync } from 'node:fs';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../src/core/capability.ts';
 import { parseTraceparent } from '../../src/core/trace-context.ts';
-import { type HttpHandle, serveHttp } from '../../src/serve/http.ts';
+import type { HttpHandle } from '../../src/serve/http.ts';
 import { startFakeAnthropic } from '../helpers/fake-anthropic.ts';
-import { ADMIN, type TestHub, testHub } from '../helpers/hub.ts';
+import { ADMIN, type TestHub } from '../helpers/hub.ts';
 import { writePlugin } from '../helpers/plugins.ts';
 import { agentHub } from '../sources/agents/agent-hub.ts';
-import { projectWith, waitFor } from '../sources/upstream/helpers.ts';
+import { type HubPair, hubBehindHub } from '../sources/upstream/helpers.ts';
 
 const TRACE = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN = '00f067aa0ba902b7';
@@ -22,46 +21,40 @@ const TRACEPARENT = `00-${TRACE}-${CALLER_SPAN}-01`;
 /** What a traceparent passed on by the hub looks like: the caller's trace, a span of the hub's own. */
 const FROM_HUB = new RegExp(`^00-${TRACE}-(?!${CALLER_SPAN})[0-9a-f]{16}-01$`);
 
-let far: TestHub;
-let farHttp: HttpHandle;
 let near: TestHub;
 let nearHttp: HttpHandle;
+let pair: HubPair;
 /** The `_meta` trace keys of each call the upstream received. */
 let received: { traceparent?: unknown; tracestate?: unknown }[] = [];
 
 beforeAll(async () => {
-  far = await testHub();
-  far.services.registry.add(
-    defineCapability({
-      name: 'trace.seen',
-      description: 'Records the trace keys of the call it received.',
-      input: z.object({}),
-      handle: (_input, ctx) => {
-        received.push({ traceparent: ctx.meta?.traceparent, tracestate: ctx.meta?.tracestate });
-        return 'seen';
-      },
-    }),
-  );
-  farHttp = await serveHttp(far, { host: '127.0.0.1', port: 0 });
-  const project = projectWith([{ name: 'far', url: `${farHttp.url}/mcp` }]);
-  // It fails on purpose: a failing hook's answer carries what it printed.
-  writePlugin(
-    project,
-    'probe',
-    'hooks:\n  env: { command: \'echo "traceparent=$TRACEPARENT tracestate=$TRACESTATE"; exit 3\' }\n',
-  );
-  near = await testHub({ cwd: project });
-  await near.ready();
-  await waitFor(() => near.services.registry.get('far__trace__seen'), 10_000, 'the upstream tool');
-  nearHttp = await serveHttp(near, { host: '127.0.0.1', port: 0 });
+  pair = await hubBehindHub({
+    setUp: (far) =>
+      far.services.registry.add(
+        defineCapability({
+          name: 'trace.seen',
+          description: 'Records the trace keys of the call it received.',
+          input: z.object({}),
+          handle: (_input, ctx) => {
+            received.push({ traceparent: ctx.meta?.traceparent, tracestate: ctx.meta?.tracestate });
+            return 'seen';
+          },
+        }),
+      ),
+    // It fails on purpose: a failing hook's answer carries what it printed.
+    project: (dir) =>
+      writePlugin(
+        dir,
+        'probe',
+        'hooks:\n  env: { command: \'echo "traceparent=$TRACEPARENT tracestate=$TRACESTATE"; exit 3\' }\n',
+      ),
+    tool: 'far__trace__seen',
+  });
+  ({ near, nearHttp } = pair);
 });
 
 afterAll(async () => {
-  await nearHttp?.close();
-  await near?.close();
-  if (near) rmSync(near.dir, { recursive: true, force: true });
-  await farHttp?.close();
-  await far?.close();
+  await pair?.close();
 });
 
 beforeEach(() => {

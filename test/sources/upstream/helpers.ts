@@ -1,11 +1,13 @@
 // Helpers for the upstream tests: a project whose config lists real upstream servers (the fixture server over
-// stdio or HTTP, server-everything), and a way to wait for a condition with a bound.
+// stdio or HTTP, server-everything, or another Switchboard), and a way to wait for a condition with a bound.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
+import { type HttpHandle, serveHttp } from '../../../src/serve/http.ts';
+import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { type Truthy, until } from '../../helpers/until.ts';
 
 export const FIXTURE = resolve('test/fixtures/upstream/fixture-server.mjs');
@@ -55,4 +57,53 @@ export async function closedPort(): Promise<number> {
   const port = (srv.address() as { port: number }).port;
   await new Promise((r) => srv.close(r));
   return port;
+}
+
+/** One Switchboard behind another: `far`, served over HTTP, is the upstream server `far` of `near`. */
+export interface HubPair {
+  far: TestHub;
+  farHttp: HttpHandle;
+  near: TestHub;
+  nearHttp: HttpHandle;
+  /** Close both (the downstream first) and remove the downstream's project. */
+  close(): Promise<void>;
+}
+
+/**
+ * Start a pair: `setUp` adds to `far` before it serves; `server` adds to near's `[[servers]]` entry; `project` writes
+ * more into near's project before it starts; near is ready, and has listed `tool` when given, once this resolves.
+ */
+export async function hubBehindHub(
+  opts: {
+    setUp?: (far: TestHub) => void;
+    server?: Record<string, unknown>;
+    project?: (dir: string) => void;
+    tool?: string;
+  } = {},
+): Promise<HubPair> {
+  const far = await testHub();
+  opts.setUp?.(far);
+  const farHttp = await serveHttp(far, { host: '127.0.0.1', port: 0 });
+  const dir = projectWith([{ name: 'far', url: `${farHttp.url}/mcp`, ...opts.server }]);
+  opts.project?.(dir);
+  const near = await testHub({ cwd: dir });
+  await near.ready();
+  if (opts.tool) {
+    const tool = opts.tool;
+    await waitFor(() => near.services.registry.get(tool), 10_000, `the upstream tool ${tool}`);
+  }
+  const nearHttp = await serveHttp(near, { host: '127.0.0.1', port: 0 });
+  return {
+    far,
+    farHttp,
+    near,
+    nearHttp,
+    async close() {
+      await nearHttp.close();
+      await near.close();
+      rmSync(dir, { recursive: true, force: true });
+      await farHttp.close();
+      await far.close();
+    },
+  };
 }

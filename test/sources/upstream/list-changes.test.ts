@@ -2,7 +2,6 @@
 // 2026-07-28 to another Switchboard over HTTP, opens no 2025 session and still learns of a tool added upstream,
 // through the upstream's `subscriptions/listen` stream; and every list that the 2026 wire caches says it is private
 // to the caller (it is filtered per caller) with no lifetime to serve from cache.
-import { rmSync } from 'node:fs';
 import { afterEach, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineCapability } from '../../../src/core/capability.ts';
@@ -10,7 +9,7 @@ import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
 import { testHub } from '../../helpers/hub.ts';
 import { rpc2026 } from '../../helpers/rpc2026.ts';
-import { projectWith, waitFor } from './helpers.ts';
+import { hubBehindHub, waitFor } from './helpers.ts';
 
 const open: { close(): Promise<unknown> }[] = [];
 afterEach(async () => {
@@ -18,14 +17,9 @@ afterEach(async () => {
 });
 
 it('a downstream hub on the 2026-07-28 wire learns of a tool added upstream, without a session', async () => {
-  const far = await testHub();
-  open.push(far);
-  const http = await serveHttp(far, { host: '127.0.0.1', port: 0 });
-  open.push(http);
-  const near = await testHub({ cwd: projectWith([{ name: 'far', url: `${http.url}/mcp` }]) });
-  // Closed in reverse: the hub, then its project folder.
-  open.push({ close: async () => rmSync(near.dir, { recursive: true, force: true }) }, near);
-  await near.ready();
+  const pair = await hubBehindHub();
+  open.push(pair);
+  const { far, near } = pair;
   // Stateless: the SDK negotiated 2026-07-28 with the upstream, so no 2025 session carries list_changed.
   const manager = (near.sources.get('upstream') as RunningUpstream).manager();
   expect(manager?.views()[0]).toMatchObject({ name: 'far', status: 'connected', era: 'modern' });
