@@ -194,3 +194,13 @@ function lineSink(onLine: (line: string) => void) {
 function abortError(signal: AbortSignal): unknown {
   return signal.reason instanceof Error ? signal.reason : new SwitchboardError('CANCELLED', 'The call was cancelled.');
 }
+
+/** Whether a process of this machine still exists (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}

@@ -14,6 +14,7 @@ import {
 import { Cancellation } from '../core/cancellation.ts';
 import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { paramHeadersOf } from '../core/mcp-param-headers.ts';
+import { declaresTasksExtension } from '../core/mcp-tasks-extension.ts';
 import type { CallRequest, Outcome } from '../core/pipeline.ts';
 import { type Entry, visible } from '../core/registry.ts';
 import { parseTraceparent, type TraceContext, traceFromMeta } from '../core/trace-context.ts';
@@ -138,8 +139,14 @@ export function shownEntry(hub: Hub, principal: Principal, name: string): Entry 
 export function answersHere(hub: Hub, entry: Entry, call: ToolCall, era: Era): boolean {
   const { capability } = entry;
   if (capability.interactive) return false;
-  // A call that may become a task (2026-07-28) is the SDK handler's, which runs it through callOrTask.
-  if (era === 'modern' && capability.task) return false;
+  // A call that may become a task (2026-07-28: a `required` one always, an `optional` one when its client declared
+  // the extension) is the SDK handler's, which runs it through callOrTask.
+  if (
+    era === 'modern' &&
+    (capability.task === 'required' ||
+      (capability.task && declaresTasksExtension(call.meta?.[CLIENT_CAPABILITIES_META_KEY])))
+  )
+    return false;
   if (capability.forwards) {
     try {
       if (hub.services.registry.get(capability.forwards(call.arguments ?? {}).name)?.capability.interactive)

@@ -17,6 +17,7 @@ import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
 import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts';
 import type { Hub } from '../hub.ts';
+import { isRemote } from '../observe/shared-bus.ts';
 import { TransportErrorCode } from './jsonrpc-errors.ts';
 import {
   answersHere,
@@ -31,7 +32,11 @@ import {
 } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
-import { closeTasks } from './mcp-tasks.ts';
+import { closeTasks } from './mcp-task-table.ts';
+
+/** The bus event that tells the other instances a client ended its 2025 session (DELETE /mcp). */
+const SESSION_ENDED_EVENT = 'mcp_session.ended';
+
 import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 
@@ -130,6 +135,17 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
   const offRouted = directory?.onRouted(({ sessionId, message }) => {
     sessions.get(sessionId)?.transport.onmessage?.(message as JSONRPCMessage);
   });
+  // A session its client ended (DELETE) at another instance ends here too, so none answers for it any more.
+  const offEnded = directory
+    ? hub.services.bus.subscribe((event) => {
+        const id = (event as { session?: unknown }).session;
+        if (event.type === SESSION_ENDED_EVENT && typeof id === 'string' && isRemote(event, hub.services.instanceId))
+          void sessions
+            .get(id)
+            ?.transport.close()
+            .catch(() => {});
+      })
+    : undefined;
 
   /**
    * End a session the table picked. One ended for room loses its shared record too, so its client gets the 404 that
@@ -292,7 +308,10 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         }
       }
       await session.transport.handle(req, res, body);
-      if (req.method === 'DELETE' && directory) await directory.remove(sessionId).catch(() => {});
+      if (req.method === 'DELETE' && directory) {
+        await directory.remove(sessionId).catch(() => {});
+        hub.services.bus.publish({ type: SESSION_ENDED_EVENT, session: sessionId, at: new Date().toISOString() });
+      }
       return;
     }
     if (req.method === 'POST' && isInitializeRequest(body)) {
@@ -424,9 +443,10 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     sessionCount: () => sessions.size,
     async close() {
       clearInterval(sweep);
-      closeTasks(hub);
+      await closeTasks(hub);
       unsubscribeModern();
       offRouted?.();
+      offEnded?.();
       // Each one's close handler unsubscribes it and gives its place back.
       for (const s of [...sessions.sessions()]) await s.transport.close().catch(() => s.unsubscribe());
       await modern.close();

@@ -18,7 +18,8 @@ import { allowed } from '../core/registry.ts';
 import { displayFields, matchTemplate } from '../core/resource.ts';
 import type { Hub } from '../hub.ts';
 import { type Caller, type Lookup, mcpCallInfoOf, traceFromHeaders } from './mcp-edge.ts';
-import { callOrTask, declaresTasks, tasksNotDeclared, tasksOf, taskView } from './mcp-tasks.ts';
+import { tasksOf } from './mcp-task-table.ts';
+import { callOrTask, declaresTasks, tasksNotDeclared, taskView } from './mcp-tasks.ts';
 import { paginate } from './paginate.ts';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -226,7 +227,7 @@ export function buildMcpServer(
   // MCP's tasks extension (2026-07-28): a client polls and cancels the tasks its long calls became (mcp-tasks.ts).
   // Registered with their params' schema, as the SDK serves methods outside the 2026 vocabulary; tasks/result and
   // tasks/list, which the extension removed, stay unknown methods.
-  const taskFor = async (taskId: string, ctx: ServerContext, method: string) => {
+  const tasksFor = async (ctx: ServerContext, method: string) => {
     const { hub, principal } = await served(ctx.mcpReq.signal);
     const mcp = mcpCallInfoOf({ server, envelope: ctx.mcpReq.envelope as Record<string, unknown> | undefined });
     if (mcp.era !== 'modern')
@@ -235,28 +236,28 @@ export function buildMcpServer(
         `Method not found: ${method} is part of MCP's tasks extension, which needs protocol 2026-07-28.`,
       );
     if (!declaresTasks(mcp)) throw tasksNotDeclared(method);
-    const table = tasksOf(hub);
-    return { table, record: table.get(taskId, principal) };
+    return { table: tasksOf(hub), principal };
   };
   const TaskParams = z.object({ taskId: z.string() });
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
-    const { record } = await taskFor(taskId, ctx, 'tasks/get');
-    return taskView(record) as any;
+    const { table, principal } = await tasksFor(ctx, 'tasks/get');
+    return taskView(await table.get(taskId, principal)) as any;
   });
   // The client's answers to what a task asked (its `inputRequests`); answers to nothing open are ignored.
   server.setRequestHandler(
     'tasks/update',
     { params: TaskParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() }) },
     async ({ taskId, inputResponses }, ctx) => {
-      const { table, record } = await taskFor(taskId, ctx, 'tasks/update');
+      const { table, principal } = await tasksFor(ctx, 'tasks/update');
       // The SDK takes a request's `inputResponses` into its multi-round-trip context; older ones leave it in params.
-      table.answer(record, (ctx.mcpReq.inputResponses as Record<string, unknown> | undefined) ?? inputResponses ?? {});
+      const responses = (ctx.mcpReq.inputResponses as Record<string, unknown> | undefined) ?? inputResponses ?? {};
+      await table.answer(taskId, principal, responses);
       return {} as any;
     },
   );
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
-    const { table, record } = await taskFor(taskId, ctx, 'tasks/cancel');
-    table.cancel(record);
+    const { table, principal } = await tasksFor(ctx, 'tasks/cancel');
+    await table.cancel(taskId, principal);
     return {} as any;
   });
 

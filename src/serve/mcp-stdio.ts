@@ -15,7 +15,7 @@ import { selectProfile } from '../policy/profile-select.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { ConnectionEdge, type Reply } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges, type Serving } from './mcp-server.ts';
-import { closeTasks } from './mcp-tasks.ts';
+import { closeTasks } from './mcp-task-table.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -151,7 +151,7 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
       ),
     async close() {
       for (const u of unsubscribers) u();
-      if (started) closeTasks(started.hub);
+      if (started) await closeTasks(started.hub);
       await connection.close();
       await started?.hub.close();
     },

@@ -236,6 +236,31 @@ describe('two instances on one Redis, a client alternating between them', () => 
     }
   }, 60_000);
 
+  it('ends a session everywhere when its client ends it (DELETE) through one instance', async () => {
+    const { a, b } = await twoInstances();
+    const { client, transport } = await alternatingClient([a.url, b.url]);
+    const id = transport.sessionId as string;
+    // Both instances serve the session (each holds it), then the client ends it through one of them.
+    await call(client, 'fixture__echo', { text: 'one' });
+    await call(client, 'fixture__echo', { text: 'two' });
+    await transport.terminateSession();
+    await client.close();
+    const ping = (url: string) =>
+      fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': id,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+      }).then((r) => r.status);
+    await until(async () => (await ping(a.url)) === 404 && (await ping(b.url)) === 404, {
+      what: 'both instances to answer 404 for the ended session',
+    });
+  }, 60_000);
+
   it('keeps a session valid across a restart of every instance', async () => {
     const { a, b, dir } = await twoInstances();
     let live = [a.url, b.url];

@@ -145,7 +145,7 @@ export async function startHttpServer(
     stdout: watch.stdout,
     stderr: watch.stderr,
     async stop() {
-      if (child.exitCode !== null) return;
+      if (child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child.once('exit', r));
       child.kill('SIGTERM');
       await exited;

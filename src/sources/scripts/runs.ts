@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import type { CallContext } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { hubInstanceId } from '../../core/hub-instance.ts';
+import { processAlive } from '../../core/process.ts';
 import type { ScriptRun, Store } from '../../store/contract.ts';
 import type { AutoRunner } from './auto-runner.ts';
 import type { EventSink, ScriptEvent } from './events.ts';
@@ -234,7 +235,7 @@ export class ScriptRuns {
       const lease = await this.opts.store.instances.get(hubInstanceId(m[1]));
       return !lease || lease.expiresAt < Date.now();
     }
-    return processGone(Number(m[2]));
+    return !processAlive(Number(m[2]));
   }
 
   /**
@@ -372,17 +373,6 @@ export class ScriptRuns {
       for (const r of open) lines.push(`- \`${r.id}\`: \`${r.name}\`, last active ${r.updatedAt}`);
     }
     return { text: lines.join('\n'), state: 'idle' };
-  }
-}
-
-/** Whether a process of this machine is gone. */
-function processGone(pid: number): boolean {
-  if (!pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
   }
 }
 

@@ -232,6 +232,8 @@ export class UpstreamManager {
         feature: 'upstream',
         // The server's timeout_ms, restarted by each progress notification it sends.
         policy: { timeoutMs: conn.server.timeoutMs, progressResetsTimeout: true },
+        // A slow call (an upstream task among them) becomes a task for a client with the tasks extension.
+        task: 'optional',
         handle: (input, ctx) => this.callTool(conn.name, tool, input as Record<string, unknown>, ctx),
       });
       if (!added.ok) this.services.logger.warn({ server: conn.name, tool: tool.name }, added.message);

@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError } from '../../core/errors.ts';
+import { processAlive } from '../../core/process.ts';
 import {
   type AgentSessionRecord,
   type AgentSessionStore,
@@ -264,7 +265,7 @@ export class AgentSessionFiles<M extends AgentSessionRecord = AgentSessionRecord
     const pid = Number(pidText);
     if (!pid) return undefined;
     // The start time guards against a reused pid: a crashed turn's pid may belong to another process by now.
-    const alive = pidAlive(pid) && (started === undefined || started === '-' || processStart(pid) === started);
+    const alive = processAlive(pid) && (started === undefined || started === '-' || processStart(pid) === started);
     return { owner: owner ?? `pid:${pid}`, alive, holder: `process ${pid}` };
   }
 
@@ -313,14 +314,5 @@ function processStart(pid: number): string | undefined {
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
   } catch {
     return undefined;
-  }
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,13 +1,17 @@
 // An upstream server that answers long calls with tasks (MCP's tasks extension, 2026-07-28), here another
 // Switchboard over HTTP: Switchboard's call waits for the task and answers with its result; a question the task
 // asks while it runs reaches the calling client's own session (a real elicitation) and its answer goes back with
-// tasks/update; and the caller's cancel cancels the upstream task, whose call stops.
+// tasks/update; and the caller's cancel cancels the upstream task, whose call stops. A client that declared the
+// extension gets a task of Switchboard's own for such a call (its id, never the upstream's), through which the
+// upstream task's question, answer and cancel travel.
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { Cancellation } from '../../../src/core/cancellation.ts';
 import { defineCapability } from '../../../src/core/capability.ts';
+import { tasksOf } from '../../../src/serve/mcp-task-table.ts';
 import { ADMIN, type TestHub } from '../../helpers/hub.ts';
+import { tasksClient } from '../../helpers/tasks-client.ts';
 import { until } from '../../helpers/until.ts';
 import { type HubPair, hubBehindHub } from './helpers.ts';
 
@@ -34,6 +38,17 @@ beforeAll(async () => {
             return answer.action === 'accept'
               ? `confirmed by ${answer.content?.name}`
               : `not confirmed (${answer.action})`;
+          },
+        }),
+      );
+      far.services.registry.add(
+        defineCapability({
+          name: 'job.plain',
+          description: 'Works for a while; never a task.',
+          input: z.object({ ms: z.number() }),
+          handle: async ({ ms }) => {
+            await new Promise((resolve) => setTimeout(resolve, ms));
+            return `worked ${ms} ms, held open`;
           },
         }),
       );
@@ -112,4 +127,64 @@ it("cancels the upstream task when the caller cancels, and the upstream's call s
   const out = await call;
   expect(out).toMatchObject({ ok: false, error: { code: 'CANCELLED' } });
   await until(() => stopped > before.stopped, { what: "the upstream's call to stop" });
+});
+
+describe('a client with the tasks extension', () => {
+  const farTasks = async () => (await tasksOf(pair.far).list(undefined)).map((t) => t.id);
+
+  it("gets a task of Switchboard's own for an upstream task, and cancelling it cancels the upstream's", async () => {
+    const client = await tasksClient(pair.nearHttp.url);
+    const before = { stopped };
+    try {
+      const earlier = new Set(await farTasks());
+      const { task } = await client.call('far__job__slow', { ms: 30_000 });
+      expect(task).toMatchObject({ status: 'working' });
+      // The upstream runs its own task; the client holds another id, which names nothing upstream.
+      const upstream = await until(async () => (await farTasks()).find((id) => !earlier.has(id)), {
+        what: 'the upstream task',
+      });
+      expect(upstream).not.toBe(task.taskId);
+      expect(await farTasks()).not.toContain(task.taskId);
+      expect(await client.task('tasks/get', task.taskId)).toMatchObject({ status: 'working' });
+      await client.task('tasks/cancel', task.taskId);
+      expect(await client.task('tasks/get', task.taskId)).toMatchObject({ status: 'cancelled' });
+      await until(() => stopped > before.stopped, { what: "the upstream's call to stop" });
+      const statusUpstream = async () =>
+        (await tasksOf(pair.far).list(undefined)).find((t) => t.id === upstream)?.status;
+      await until(async () => (await statusUpstream()) === 'cancelled', { what: 'the upstream task to be cancelled' });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("shows the upstream task's question as its own, and takes the answer there", async () => {
+    const client = await tasksClient(pair.nearHttp.url);
+    try {
+      const { task } = await client.call('far__job__confirm', {});
+      const asked = await client.reaches(task.taskId, 'input_required');
+      const [key, question] = Object.entries(asked.inputRequests as Record<string, any>)[0] ?? [];
+      expect(question).toMatchObject({ method: 'elicitation/create', params: { message: 'Who confirms?' } });
+      await client.task('tasks/update', task.taskId, {
+        inputResponses: { [key as string]: { action: 'accept', content: { name: 'Grace' } } },
+      });
+      const done = await client.reaches(task.taskId, 'completed');
+      expect(done.result.content).toEqual([{ type: 'text', text: 'confirmed by Grace' }]);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('gets a task for a slow call of an upstream without tasks, run to completion inside it', async () => {
+    const client = await tasksClient(pair.nearHttp.url);
+    try {
+      const earlier = new Set(await farTasks());
+      const { task } = await client.call('far__job__plain', { ms: 300 });
+      expect(task).toMatchObject({ status: 'working' });
+      const done = await client.reaches(task.taskId, 'completed');
+      expect(done.result.content).toEqual([{ type: 'text', text: 'worked 300 ms, held open' }]);
+      expect((await farTasks()).filter((id) => !earlier.has(id))).toEqual([]);
+    } finally {
+      await client.close();
+    }
+  });
 });
