@@ -160,7 +160,7 @@ await build({
   target: 'node20',
   sourcemap: 'linked',
   // Loaded at run time only, when first used: TypeScript handlers, a Redis store, and the large CommonJS packages
-  // no start-up needs (agent SDKs, Ajv, the MCP client for upstream servers). Left out of the blob, they keep
+  // no start-up needs (agent SDKs, Ajv, the MCP client for upstream servers, OpenTelemetry). Left out of the blob, they keep
   // it and the heap it deserialises ~6 MB smaller (~18 MB less RSS).
   external: [
     'tsx',
@@ -173,6 +173,8 @@ await build({
     'ajv',
     '@modelcontextprotocol/client',
     '@modelcontextprotocol/client/*',
+    // The OpenTelemetry SDK: loaded only when telemetry is on (src/observe/telemetry.ts).
+    '@opentelemetry/*',
   ],
   plugins: [deferred],
   alias,

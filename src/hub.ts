@@ -23,6 +23,7 @@ import { createLogger } from './observe/logger.ts';
 import { CallMetrics } from './observe/metrics.ts';
 import { PromMetrics } from './observe/prometheus.ts';
 import { readYourWrites } from './observe/read-your-writes.ts';
+import { startTelemetry } from './observe/telemetry.ts';
 import { PolicySteps } from './policy/steps/index.ts';
 import { type ScaleOut, scaleOut } from './scale-out.ts';
 import { registerBuiltins } from './sources/builtin/index.ts';
@@ -81,7 +82,10 @@ export interface Hub {
   scale?: ScaleOut;
   /** Prometheus metrics (GET /metrics). */
   metrics: PromMetrics;
-  /** Write queued events and audit records now (they are otherwise batched for up to BATCH_MS). */
+  /**
+   * Write queued events and audit records now (they are otherwise batched for up to BATCH_MS); with telemetry on,
+   * send the queued spans too.
+   */
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -151,6 +155,8 @@ async function watchConfigFiles(config: LiveConfig, logger: Logger): Promise<() 
  */
 function assemblePipeline(services: Services, policy: PolicySteps, observers: CallObservers, policyOn: boolean) {
   const pipeline = new Pipeline(services);
+  // With telemetry on, each call's span: started first (it is the call's trace from then on), ended with the outcome.
+  if (services.tracer) pipeline.onStart(observers.spanStarted).observe(observers.spanEnded);
   if (!policyOn) return pipeline.use(policy.cache).observe(observers.published);
   return pipeline
     .onStart(observers.started) // in-flight gauges
@@ -204,6 +210,8 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     ? await scaleOut(store, store.shared, instanceId, logger, () => config.get().server.session_idle_timeout_ms)
     : undefined;
   const bus: EventBus & { close?: () => Promise<void> } = scale?.bus ?? new InProcessBus();
+  // Spans over OTLP, when the OTEL_* variables or [telemetry] say so (the SDK is loaded only then).
+  const telemetry = await startTelemetry(cfg.telemetry, env, logger);
 
   // 2. What is written about calls and events, in batches; reads through services see it (read your writes).
   const audit = new AuditWriter(store, logger, () => config.get().audit);
@@ -228,6 +236,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     problems: new LoadProblems(callerPaths(cwd), () =>
       bus.publish({ type: 'problems.changed', at: new Date().toISOString() }),
     ),
+    ...(telemetry ? { tracer: telemetry.tracer } : {}),
   };
 
   // 3. Policy and the pipeline.
@@ -238,7 +247,10 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     logger.warn(
       'SWITCHBOARD_POLICY=off: limits, breakers, audit and metrics are disabled (benchmarking only); the result cache still answers',
     );
-  const pipeline = assemblePipeline(services, policy, new CallObservers(metrics, prom, bus, audit), policyOn);
+  const observers = new CallObservers(metrics, prom, bus, audit, telemetry?.tracer, (name) =>
+    policy.breakerState(name),
+  );
+  const pipeline = assemblePipeline(services, policy, observers, policyOn);
   await audit.prune();
   registerHealth(services.health, policy, store, scale);
 
@@ -287,7 +299,12 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     policy,
     scale,
     metrics: prom,
-    flush: flushAll,
+    flush: telemetry
+      ? async () => {
+          await flushAll();
+          await telemetry.flush();
+        }
+      : flushAll,
     async close() {
       await stopWatching();
       await (await watchingHandlers)?.();
@@ -299,6 +316,8 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
       await bus.close?.();
       await scale?.sessions.close();
       await store.close();
+      // Last: the spans of everything above that ended are sent before the hub is gone.
+      await telemetry?.shutdown();
     },
   };
 }

@@ -22,6 +22,9 @@ process.env.npm_config_cache ??= join(homedir(), '.npm');
 process.env.TMPDIR = root;
 process.env.HOME = home;
 process.env.CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC = '1';
+// A developer's own OpenTelemetry settings would turn span export on in every test hub (src/observe/telemetry.ts):
+// the telemetry tests turn it on themselves.
+for (const key of Object.keys(process.env)) if (key.startsWith('OTEL_')) delete process.env[key];
 
 afterAll(() => {
   restore('HOME', saved.HOME);

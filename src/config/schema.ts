@@ -115,6 +115,37 @@ const PolicySchema = z
   })
   .strict();
 
+/** An HTTP header name (RFC 9110 token). */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/**
+ * Span export over OTLP/HTTP (docs/operations.md, "Telemetry (OTLP)"). Read at start: a change applies when
+ * Switchboard restarts. No default table: a configuration without it reads back without one from system.config.
+ */
+const TelemetrySchema = z
+  .object({
+    /** true: export (to `endpoint`, else the OTEL_EXPORTER_OTLP_* one, else localhost:4318); false: never. */
+    enabled: z.boolean().optional(),
+    /** The collector's OTLP/HTTP base URL, as OTEL_EXPORTER_OTLP_ENDPOINT: spans go to `<endpoint>/v1/traces`. */
+    endpoint: z
+      .url({
+        protocol: /^https?$/,
+        error: 'expected the http:// or https:// base URL of an OTLP/HTTP receiver, e.g. http://127.0.0.1:4318',
+      })
+      .refine((u) => !/[?#]/.test(u), 'expected a base URL without a query or fragment, e.g. http://127.0.0.1:4318')
+      .optional(),
+    /** The `service.name` of the exported spans (default: OTEL_SERVICE_NAME, else `switchboard`). */
+    service_name: z.string().trim().min(1).max(200).optional(),
+    /** Headers sent with each export (a collector's API key), over those of OTEL_EXPORTER_OTLP_HEADERS. */
+    headers: z
+      .record(
+        z.string().regex(HEADER_NAME, 'expected an HTTP header name such as x-api-key'),
+        z.string().refine((v) => !/[\r\n]/.test(v), 'a header value must be one line'),
+      )
+      .optional(),
+  })
+  .strict();
+
 export const ConfigSchema = z
   .object({
     server: z
@@ -318,6 +349,7 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     agents: AgentsSchema.prefault({}),
+    telemetry: TelemetrySchema.optional(),
   })
   .strict();
 

@@ -7,7 +7,7 @@ import type { LoadProblems } from './load-problems.ts';
 import type { EffectiveProfile } from './profile.ts';
 import type { Registry } from './registry.ts';
 import type { ServerContributions } from './server-contributions.ts';
-import type { TraceContext } from './trace-context.ts';
+import type { Span, TraceContext, Tracer } from './trace-context.ts';
 
 export type TransportKind = 'stdio' | 'http' | 'rest' | 'cli' | 'internal';
 
@@ -125,9 +125,14 @@ export interface CallContext {
   mcp?: McpCallInfo;
   /**
    * This call's span in its caller's W3C trace (the caller sent a `traceparent`): pass it on to what the call reaches
-   * (`traceFields`, core/trace-context.ts). Absent when the caller does not trace.
+   * (`traceFields`, core/trace-context.ts). Absent when the caller does not trace and telemetry is off.
    */
   trace?: TraceContext;
+  /**
+   * This call's exported span, when telemetry is on (its `trace` is `trace` above): a source adds what only it
+   * learns, such as the upstream round trip.
+   */
+  span?: Span;
   services: Services;
 }
 
@@ -159,6 +164,8 @@ export interface Services {
    * Set once the hub has started its sources.
    */
   catalogReady?: () => Promise<void>;
+  /** Starts the spans exported over OTLP; present only when telemetry is on (src/observe/telemetry.ts). */
+  tracer?: Tracer;
 }
 
 export interface CapabilityMetrics {

@@ -21,7 +21,7 @@ import { nearestNames } from './nearest-names.ts';
 import { inProfile } from './profile.ts';
 import type { Entry, Registry } from './registry.ts';
 import { allowed, visible } from './registry.ts';
-import { childSpan, type TraceContext } from './trace-context.ts';
+import { childSpan, type Span, type TraceContext } from './trace-context.ts';
 
 export interface CallRequest {
   principal: Principal;
@@ -68,6 +68,8 @@ export interface CallState {
   startedAt: number;
   /** How long the call took (ms), set once it has an outcome, before the observers see it. */
   durationMs: number;
+  /** The call's exported span, when telemetry is on (started and ended by its observers, src/observe/). */
+  span?: Span;
 }
 
 export type Next = () => Promise<Outcome>;
@@ -211,6 +213,7 @@ class PipelineContext implements CallContext {
   meta?: Record<string, unknown>;
   mcp?: McpCallInfo;
   trace?: TraceContext;
+  span?: Span;
   services: Services;
 
   constructor(req: CallRequest, services: Services, defaultLog: (level: LogLevel, data: unknown) => Promise<void>) {
@@ -222,7 +225,8 @@ class PipelineContext implements CallContext {
     this.client = req.client ?? {};
     this.meta = req.meta;
     this.mcp = req.mcp;
-    if (req.trace) this.trace = childSpan(req.trace);
+    // With telemetry on, the call's exported span is its span instead (set as the call starts: src/observe/).
+    if (req.trace && !services.tracer) this.trace = childSpan(req.trace);
     this.services = services;
   }
 

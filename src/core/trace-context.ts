@@ -1,7 +1,8 @@
 // W3C Trace Context (https://www.w3.org/TR/trace-context/): the `traceparent` a call arrives with — in its MCP
 // `_meta` (2026-07-28 names the keys) or an HTTP header — is continued by the call and passed on to what the call
-// reaches (an upstream server's `_meta`, a plugin hook's TRACEPARENT). Nothing is minted for a call that brings
-// no trace: a call pays for tracing only when its caller traces.
+// reaches (an upstream server's `_meta`, a plugin hook's TRACEPARENT). With telemetry off, nothing is minted for a
+// call that brings no trace: a call pays for tracing only when its caller traces. With it on, the call's exported
+// span is its trace (`Tracer`, below; src/observe/telemetry.ts).
 import { randomBytes } from 'node:crypto';
 
 /** The trace a call belongs to, and its own span in it. */
@@ -65,4 +66,27 @@ export function traceFields(trace: TraceContext, keys: { parent: string; state: 
     [keys.parent]: traceparentOf(trace),
     ...(trace.tracestate ? { [keys.state]: trace.tracestate } : {}),
   };
+}
+
+/** Attribute values a span takes (OpenTelemetry's primitive ones); undefined ones are left out. */
+export type SpanAttributes = Record<string, string | number | boolean | undefined>;
+
+/**
+ * A span being recorded for export (telemetry on: src/observe/telemetry.ts). `trace` names it as parent: what the
+ * span's work calls is passed `trace`, so the exported span and the `traceparent` sent on are one.
+ */
+export interface Span {
+  readonly trace: TraceContext;
+  /** Add attributes as they become known. */
+  set(attributes: SpanAttributes): void;
+  /** End it; `error` (an error code, `isError`, an exit status) marks it failed. */
+  end(error?: string): void;
+}
+
+/**
+ * Starts spans; on `Services` only when telemetry is on, so core names it without depending on OpenTelemetry.
+ * `parent` absent starts a new trace.
+ */
+export interface Tracer {
+  start(name: string, parent: TraceContext | undefined, attributes: SpanAttributes, kind?: 'server' | 'client'): Span;
 }

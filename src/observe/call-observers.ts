@@ -1,9 +1,11 @@
 // What the pipeline tells the observers of every call: the in-flight gauges when it starts; metrics (in memory for
-// `system.metrics`, Prometheus for /metrics), one `call` event on the bus and the audit record when it ends. The
-// hub lists them in the pipeline (`assemblePipeline` in src/hub.ts); none of them may change the answer.
+// `system.metrics`, Prometheus for /metrics), one `call` event on the bus and the audit record when it ends; with
+// telemetry on, the call's span from start to end. The hub lists them in the pipeline (`assemblePipeline` in
+// src/hub.ts); none of them may change the answer.
 import type { EventBus } from '../core/context.ts';
 import { isoTime } from '../core/iso-time.ts';
 import type { CallState, Outcome } from '../core/pipeline.ts';
+import type { Tracer } from '../core/trace-context.ts';
 import type { AuditWriter } from './audit.ts';
 import { bucketOf } from './latency-histogram.ts';
 import type { CallMetrics } from './metrics.ts';
@@ -15,7 +17,52 @@ export class CallObservers {
     private readonly prom: PromMetrics,
     private readonly bus: EventBus,
     readonly audit: AuditWriter,
+    /** Present when telemetry is on. */
+    private readonly tracer?: Tracer,
+    /** The state of a capability's circuit, for its span. */
+    private readonly breakerState: (capability: string) => string = () => 'closed',
   ) {}
+
+  /**
+   * A call passed lookup: its span starts (a child of the caller's `traceparent`, else a new trace) and becomes the
+   * call's trace, so what the call passes on and the audit record name this span. Names and attributes follow
+   * OpenTelemetry's MCP conventions where they have one (docs/operations.md, "Telemetry (OTLP)").
+   */
+  readonly spanStarted = (state: CallState): void => {
+    const { req, entry } = state;
+    const span = (this.tracer as Tracer).start(
+      `tools/call ${entry.tool.name}`,
+      req.trace,
+      {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.operation.name': 'execute_tool',
+        'gen_ai.tool.name': entry.tool.name,
+        'mcp.session.id': req.mcp?.sessionId,
+        'jsonrpc.request.id': req.requestId,
+        'switchboard.capability': entry.capability.name,
+        'switchboard.principal': req.principal.id,
+        'switchboard.transport': req.transport,
+      },
+      'server',
+    );
+    state.span = span;
+    state.ctx.span = span;
+    state.ctx.trace = span.trace;
+  };
+
+  /** A call ended: its span gets the outcome, the cache's answer and the circuit's state, and ends. */
+  readonly spanEnded = (state: CallState, outcome: Outcome): void => {
+    const span = state.span;
+    if (!span) return;
+    const failure = failureOf(outcome);
+    span.set({
+      'switchboard.outcome': failure ?? 'ok',
+      'switchboard.cache.hit': state.cache === undefined ? undefined : state.cache === 'hit',
+      'switchboard.breaker.state': this.breakerState(state.entry.capability.name),
+    });
+    // An MCP tool's error result is `tool_error` in the MCP conventions.
+    span.end(failure === 'isError' ? 'tool_error' : failure);
+  };
 
   /** A call passed lookup: count it in flight. */
   readonly started = (state: CallState): void => {

@@ -63,6 +63,11 @@ export class SharedPolicy {
     this.seen.set(capability, { ...prev, ...view });
   }
 
+  /** One circuit as this instance last saw it, when it has seen it. */
+  view(capability: string): BreakerView | undefined {
+    return this.seen.get(capability);
+  }
+
   /** Circuits as this instance last saw them (shared state, possibly a moment old). */
   all(): Record<string, BreakerView> {
     const out: Record<string, BreakerView> = {};

@@ -57,6 +57,11 @@ export class PolicySteps {
     );
   }
 
+  /** The state of one capability's circuit (shared: as last seen), for its call's span. */
+  breakerState(capability: string): string {
+    return (this.shared?.view(capability) ?? this.breakers.view(capability)).state;
+  }
+
   /** Every circuit this instance knows: the shared ones as last seen, then local ones (used while Redis was away). */
   breakerViews(): Record<string, BreakerView> {
     return this.shared ? { ...this.breakers.all(), ...this.shared.all() } : this.breakers.all();

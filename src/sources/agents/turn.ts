@@ -68,6 +68,16 @@ export async function runTurn(
 ): Promise<TurnResult> {
   const cfg = deps.services.config.get().agents;
   const provider = deps.providers[meta.provider];
+  // With telemetry on, the turn is a span in the call's trace, and the parent of its model requests.
+  const agentName = agent?.name ?? meta.agent ?? undefined;
+  const span = deps.services.tracer?.start(`invoke_agent${agentName ? ` ${agentName}` : ''}`, hooks.trace, {
+    'gen_ai.operation.name': 'invoke_agent',
+    'gen_ai.agent.name': agentName,
+    'gen_ai.provider.name': meta.provider,
+    'gen_ai.request.model': meta.model ?? undefined,
+    'switchboard.agent.session': meta.session_name,
+  });
+  const trace = span?.trace ?? hooks.trace;
   const events = turnEvents(deps, meta, hooks, transcript);
   const emit = events.emit;
   emit([
@@ -102,7 +112,7 @@ export async function runTurn(
       : { tools: [] };
     mcpClose = own.close;
     const { outcome, structured, warnings } = await askModel(
-      { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, trace: hooks.trace, signal, emit, transcript },
+      { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, trace, signal, emit, transcript },
       turn,
       add,
     );
@@ -125,6 +135,16 @@ export async function runTurn(
     await limit?.dispose().catch(() => {});
   }
   await recordEnd(deps, meta, result, totals.usage, events, transcript, lock);
+  if (span) {
+    span.set({
+      'gen_ai.usage.input_tokens': totals.usage.input_tokens,
+      'gen_ai.usage.output_tokens': totals.usage.output_tokens,
+      'switchboard.agent.model_calls': totals.modelCalls,
+      'switchboard.agent.tool_calls': totals.toolCalls,
+      'switchboard.agent.status': result.status,
+    });
+    span.end(result.error === undefined ? undefined : result.status);
+  }
   return result;
 }
 

@@ -2,6 +2,7 @@
 // core/process in their own process group, functions in-process) or replays a recorded result.
 import { argv } from '../../core/argv.ts';
 import { runProcess } from '../../core/process.ts';
+import { type TraceContext, traceFields } from '../../core/trace-context.ts';
 import type { AutoFunction, AutoStep } from './steps.ts';
 
 /**
@@ -59,6 +60,8 @@ export interface AutoRequest {
   /** The function's arguments as the script gave them (`inputs.kwargs` is their JSON form, for the record). */
   args?: Record<string, unknown>;
   signal: AbortSignal;
+  /** The step's span (telemetry on): a command gets it as TRACEPARENT, as a plugin hook's does. */
+  trace?: TraceContext;
 }
 
 export interface AutoRunner {
@@ -92,7 +95,9 @@ export class LiveRunner implements AutoRunner {
         const r = await runProcess(program, args, {
           signal: req.signal,
           cwd: req.workingDir,
-          env: this.opts.env,
+          env: req.trace
+            ? { ...this.opts.env, ...traceFields(req.trace, { parent: 'TRACEPARENT', state: 'TRACESTATE' }) }
+            : this.opts.env,
           timeoutMs: this.opts.stepTimeoutMs,
           maxOutputBytes: this.opts.maxOutputBytes,
         });

@@ -2,6 +2,7 @@
 // a step needs the agent, a script ends, or the stack is empty; the pending state is computed from the top frame.
 import { resolve } from 'node:path';
 import { SwitchboardError } from '../../core/errors.ts';
+import type { TraceContext, Tracer } from '../../core/trace-context.ts';
 import { type AutoOutcome, type AutoRunner, autoInputs } from './auto-runner.ts';
 import { openCompiled, type StepSource } from './compiled.ts';
 import { loadNl } from './nl.ts';
@@ -86,6 +87,12 @@ export interface ExecutorOptions {
   pythonEnv?: NodeJS.ProcessEnv;
 }
 
+/** Where auto steps' spans go, with telemetry on: the tracer, and the span of the tool call that runs them. */
+export interface StepTracing {
+  tracer: Tracer;
+  parent: TraceContext;
+}
+
 const MAX_STEPS_PER_CALL = 100_000;
 
 /** Label of a frame in a stack trace: `test:random[1]` for compiled, `test:nl` for NL frames. */
@@ -101,6 +108,8 @@ export class Executor {
   readonly stack: Frame[] = [];
   /** Steps executed since the last answer; an answer drains it. */
   executed: ExecutedStep[] = [];
+  /** Set by the session for each tool call (a run's calls are queued, one at a time), when telemetry is on. */
+  tracing?: StepTracing;
   private readonly maxShown: number;
 
   constructor(private readonly opts: ExecutorOptions) {
@@ -315,21 +324,35 @@ export class Executor {
   }
 
   private async runAuto(frame: CompiledFrame, step: AutoStep, signal: AbortSignal): Promise<void> {
+    const inputs = autoInputs(step);
+    const span = this.tracing?.tracer.start(`script step ${frame.script.name}`, this.tracing.parent, {
+      'switchboard.script.name': frame.script.name,
+      'switchboard.script.step': frameLabel(frame),
+      'switchboard.script.step.kind': inputs.action_type,
+      'switchboard.script.step.action': autoLabel(step).slice(0, 200),
+    });
     let outcome: AutoOutcome;
     try {
       outcome = await this.opts.runner.run({
         workingDir: frame.workingDir,
-        inputs: autoInputs(step),
+        inputs,
         fn: typeof step.action === 'function' ? step.action : undefined,
         args: 'args' in step ? step.args : undefined,
         signal,
+        ...(span ? { trace: span.trace } : {}),
       });
     } catch (err) {
+      span?.end(err instanceof StepInterrupted ? 'interrupted' : 'exception');
       if (err instanceof StepInterrupted) {
         frame.interrupted = true;
         return;
       }
       throw err;
+    }
+    if (span) {
+      const failed = outcome.kind === 'exception' || (outcome.kind === 'shell' && outcome.exit_code !== 0);
+      span.set({ 'process.exit.code': outcome.kind === 'shell' ? outcome.exit_code : undefined });
+      span.end(failed ? (outcome.kind === 'exception' ? 'exception' : 'nonzero_exit') : undefined);
     }
     const where = frameLabel(frame);
     const output = this.shown(outcome.output);

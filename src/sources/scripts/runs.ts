@@ -295,7 +295,9 @@ export class ScriptRuns {
     target.lastUsed = Date.now();
     // A client without a session names its run in every call: its suggested next calls say which.
     const sessionless = key ? undefined : target.id;
-    const result = target.queue.then(() => target.session.call(tool, rest, ctx.signal, sessionless));
+    const tracer = ctx.services.tracer;
+    const tracing = tracer && ctx.trace ? { tracer, parent: ctx.trace } : undefined;
+    const result = target.queue.then(() => target.session.call(tool, rest, ctx.signal, sessionless, tracing));
     target.queue = result.catch(() => {});
     try {
       const answer = await result.finally(() => this.settle(target));

@@ -4,7 +4,7 @@
 import { SwitchboardError } from '../../core/errors.ts';
 import type { AutoOutcome, AutoRequest, AutoRunner } from './auto-runner.ts';
 import type { EventSink, ScriptEvent } from './events.ts';
-import { Executor } from './executor.ts';
+import { Executor, type StepTracing } from './executor.ts';
 import { type Answer, formatAnswer, formatPending } from './format.ts';
 import type { ScriptRoots } from './resolve.ts';
 
@@ -122,10 +122,17 @@ export class ScriptSession {
     }
   }
 
-  /** Answer a tool call and record its input, its auto steps and its output. */
-  async call(tool: RunTool, input: Record<string, unknown>, signal: AbortSignal, runId?: string): Promise<Answer> {
+  /** Answer a tool call and record its input, its auto steps and its output; `tracing`: its steps' spans. */
+  async call(
+    tool: RunTool,
+    input: Record<string, unknown>,
+    signal: AbortSignal,
+    runId?: string,
+    tracing?: StepTracing,
+  ): Promise<Answer> {
     const sinks = this.sinks.filter((s) => s.all || tool !== 'script__status').map((s) => s.sink);
     for (const sink of sinks) await sink({ type: 'mcp_tool_input', tool, input });
+    this.executor.tracing = tracing;
     try {
       const answer = await this.dispatch(tool, input, signal, runId);
       for (const sink of sinks) await sink({ type: 'mcp_tool_output', tool, output: answer.text });
@@ -134,6 +141,8 @@ export class ScriptSession {
       for (const sink of sinks)
         await sink({ type: 'mcp_tool_output', tool, output: (err as Error).message, is_error: true });
       throw err;
+    } finally {
+      this.executor.tracing = undefined;
     }
   }
 }

@@ -323,19 +323,31 @@ export class UpstreamManager {
       );
     // The call's own cancellation when the pipeline gives it: reading ctx.signal would make an AbortController.
     const cancel = ctx.cancellation ?? watchSignal(ctx.signal);
+    // With telemetry on, the hop is a span of its own, the parent the server is told of.
+    const hop = this.services.tracer?.start(
+      `tools/call ${tool.name}`,
+      ctx.trace,
+      { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': tool.name, 'switchboard.upstream.server': server },
+      'client',
+    );
+    const trace = hop?.trace ?? ctx.trace;
+    const sentAt = hop ? performance.now() : 0;
+    let failure: string | undefined;
     try {
       const result = await conn.callTool(tool.name, args, {
         cancel,
         client: ctx.client,
-        ...(ctx.trace ? { trace: ctx.trace } : {}),
+        ...(trace ? { trace } : {}),
         onprogress: (p) => {
           void ctx.progress(p.progress, p.total, p.message);
         },
       });
+      if (result.isError === true) failure = 'tool_error';
       checkStructuredContent(server, tool.name, result, tool.outputSchema as Record<string, unknown> | undefined);
       this.breakers.record(key, policy, false, admission.probe);
       return mcpResult(result);
     } catch (err) {
+      failure = (err as SwitchboardError).code ?? 'INTERNAL';
       // Only the server's own failures count against it: not a cancel, not bad input.
       const { code, details } = err as SwitchboardError;
       // A timeout aborts the call too, but it is the server's silence, so it counts; a caller's cancel does not.
@@ -346,6 +358,12 @@ export class UpstreamManager {
       if (failed) this.breakers.record(key, policy, true, admission.probe);
       else this.breakers.release(key, admission.probe);
       throw err;
+    } finally {
+      if (hop) {
+        const roundTripMs = Math.round((performance.now() - sentAt) * 1000) / 1000;
+        ctx.span?.set({ 'switchboard.upstream.round_trip_ms': roundTripMs, 'switchboard.upstream.server': server });
+        hop.end(failure);
+      }
     }
   }
 
