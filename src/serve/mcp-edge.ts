@@ -12,6 +12,7 @@ import {
   type Server,
 } from '@modelcontextprotocol/server';
 import { Cancellation } from '../core/cancellation.ts';
+import type { Capability } from '../core/capability.ts';
 import type { ClientChannel, LogLevel, McpCallInfo, Principal, TransportKind } from '../core/context.ts';
 import { paramHeadersOf } from '../core/mcp-param-headers.ts';
 import { declaresTasksExtension } from '../core/mcp-tasks-extension.ts';
@@ -139,23 +140,26 @@ export function shownEntry(hub: Hub, principal: Principal, name: string): Entry 
 export function answersHere(hub: Hub, entry: Entry, call: ToolCall, era: Era): boolean {
   const { capability } = entry;
   if (capability.interactive) return false;
+  const target = runsAs(hub, capability, call);
+  if (target.interactive) return false;
   // A call that may become a task (2026-07-28: a `required` one always, an `optional` one when its client declared
   // the extension) is the SDK handler's, which runs it through callOrTask.
   if (
     era === 'modern' &&
-    (capability.task === 'required' ||
-      (capability.task && declaresTasksExtension(call.meta?.[CLIENT_CAPABILITIES_META_KEY])))
+    (target.task === 'required' || (target.task && declaresTasksExtension(call.meta?.[CLIENT_CAPABILITIES_META_KEY])))
   )
     return false;
-  if (capability.forwards) {
-    try {
-      if (hub.services.registry.get(capability.forwards(call.arguments ?? {}).name)?.capability.interactive)
-        return false;
-    } catch {
-      // Input the pipeline refuses, whichever way it runs.
-    }
-  }
   return era === 'legacy' || paramHeadersOf(entry.tool.inputSchema).length === 0;
+}
+
+/** What a call of `capability` runs: the capability itself, or the tool it forwards to (catalog.call). */
+export function runsAs(hub: Hub, capability: Capability, call: ToolCall): Capability {
+  if (!capability.forwards) return capability;
+  try {
+    return hub.services.registry.get(capability.forwards(call.arguments ?? {}).name)?.capability ?? capability;
+  } catch {
+    return capability; // Input the pipeline refuses, whichever way it runs.
+  }
 }
 
 /** A call's `requestId` from its id: the client's text, cut at 128 characters (the audit trail cleans the rest). */

@@ -16,7 +16,7 @@ import type { Outcome } from '../core/pipeline.ts';
 import type { Entry } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
 import type { StoredTask } from '../store/records/mcp-tasks.ts';
-import { type Caller, runCall, type ToolCall } from './mcp-edge.ts';
+import { type Caller, runCall, runsAs, type ToolCall } from './mcp-edge.ts';
 import { type LiveTask, type TaskEnding, tasksOf } from './mcp-task-table.ts';
 import { toCallToolResult } from './tool-result.ts';
 
@@ -87,8 +87,9 @@ export type CallAnswer = { outcome: Outcome } | { task: Record<string, unknown> 
  */
 export async function callOrTask(hub: Hub, call: ToolCall, caller: Caller, entry?: Entry): Promise<CallAnswer> {
   // Tasks exist on 2026-07-28 only; a 2025 session (or stdio) holds the request open instead, as before.
-  const mode =
-    caller.mcp?.era === 'modern' ? (entry ?? hub.services.registry.get(call.name))?.capability.task : undefined;
+  // A long tool reached through the catalog (catalog.call) is as long: the tool it forwards to decides.
+  const target = caller.mcp?.era === 'modern' ? (entry ?? hub.services.registry.get(call.name)) : undefined;
+  const mode = target ? runsAs(hub, target.capability, call).task : undefined;
   if (!mode) return { outcome: await runCall(hub, call, caller, entry) };
   if (!declaresTasks(caller.mcp)) {
     if (mode === 'required') throw tasksNotDeclared(`Tool '${call.name}'`);

@@ -66,6 +66,26 @@ export default function* () {
   });
 });
 
+it('runs a long tool reached through catalog__call as a task too', async () => {
+  const hub = await testHub();
+  const src = join(import.meta.dirname, '../../src/index.ts');
+  projectScripts(hub.dir, {
+    'nl/slow.md': '---\ndescription: runs a command for a while\n---\n# Slow\n',
+    'compiled/slow.mjs': `import { auto } from ${JSON.stringify(src)};\nexport default function* () { yield auto('sleep 0.4; echo slept'); }\n`,
+  });
+  const http = await serve(hub);
+  const { message } = await call(http, 'catalog__call', { name: 'script__start', arguments: { name: 'slow' } });
+  expect(message.result).toMatchObject({ resultType: 'task', status: 'working' });
+  const done = await until(
+    async () => {
+      const got = (await taskMethod(http, 'tasks/get', message.result.taskId)).message.result;
+      return got.status === 'completed' ? got : undefined;
+    },
+    { what: 'the task to complete' },
+  );
+  expect(JSON.stringify(done.result)).toContain('slept');
+});
+
 it("runs agent__start as a task, and tasks/cancel ends the agent's turn", async () => {
   const model = gate();
   const api: FakeAnthropic = await startFakeAnthropic({
