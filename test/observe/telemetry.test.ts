@@ -282,6 +282,41 @@ describe('a sub-agent’s turn', () => {
   });
 });
 
+describe('a tool a sub-agent calls', () => {
+  it('is a span of the turn that called it', async () => {
+    const api = await startFakeAnthropic({
+      replies: [{ content: [{ type: 'tool_use', name: 'system__health', input: {} }] }, 'healthy'],
+    });
+    const hub = await agentHub({
+      anthropic: api.url,
+      config: '[agents]\ndefault_provider = "anthropic"',
+      env: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    try {
+      const trace = '9af92f3577b34da6a3ce929d0e0e4736';
+      const out = await hub.pipeline.call({
+        principal: ADMIN,
+        name: 'agent.start',
+        input: { session_name: 'tooled', prompt: 'check health', enable_builtins: true },
+        transport: 'cli',
+        trace: parseTraceparent(`00-${trace}-${CALLER_SPAN}-01`),
+      });
+      expect(out.ok).toBe(true);
+      await hub.flush();
+      const spans = await spansOf(trace, 3);
+      const turn = spans.find((s) => s.name.startsWith('invoke_agent'));
+      const tool = spans.find((s) => s.name === 'tools/call system__health');
+      expect(tool).toMatchObject({
+        parentSpanId: turn?.spanId,
+        attributes: { 'switchboard.principal': 'agent:tooled' },
+      });
+    } finally {
+      await hub.close();
+      await api.close();
+    }
+  });
+});
+
 describe('switching it on and off', () => {
   const on = { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/' };
 

@@ -8,6 +8,7 @@ import type { Principal } from '../../core/context.ts';
 import type { Pipeline } from '../../core/pipeline.ts';
 import { runProcess } from '../../core/process.ts';
 import type { Registry } from '../../core/registry.ts';
+import type { TraceContext } from '../../core/trace-context.ts';
 import type { LocalTool } from './providers/provider.ts';
 
 /** Domains an agent never gets as tools: starting sub-agents from sub-agents is not offered (no unbounded fan-out). */
@@ -30,6 +31,7 @@ export function builtinTools(
   config: Config,
   pipeline: Pipeline,
   principal: Principal,
+  trace?: TraceContext,
 ): LocalTool[] {
   return listedTools(registry, config, principal)
     .filter((e) => !EXCLUDED.test(e.capability.name))
@@ -45,6 +47,8 @@ export function builtinTools(
           input: args,
           transport: 'internal',
           signal,
+          // The turn's trace: a tool the agent calls is a span of the turn that called it.
+          ...(trace ? { trace } : {}),
         });
         if (!outcome.ok) return { content: outcome.error.message, is_error: true };
         if (outcome.raw)

@@ -11,6 +11,7 @@ import type { Pipeline } from '../../core/pipeline.ts';
 import { minimalEnv } from '../../core/process.ts';
 import { type EffectiveProfile, requireProfile, withProfile } from '../../core/profile.ts';
 import type { Registry } from '../../core/registry.ts';
+import type { TraceContext } from '../../core/trace-context.ts';
 import { type CallerLimit, callerLimit, narrowRoles } from '../../policy/caller-limit.ts';
 import { builtinTools, shellTool } from './builtin-tools.ts';
 import type { AgentDefinition } from './definitions.ts';
@@ -45,13 +46,14 @@ export async function turnTools(
   signal: AbortSignal,
   emit: (events: TranscriptEvent[]) => void,
   limitEnv: Record<string, string> = {},
+  trace?: TraceContext,
 ): Promise<TurnTools> {
   const tools: LocalTool[] = [];
   const profile = agentProfile(deps.services.config.get(), agent);
   if (meta.options.enable_builtins) {
     const builtins = Array.isArray(agent?.builtins) ? agent.builtins : undefined;
     const principal = agentPrincipal(meta.session_name, agent?.roles ?? ['agent'], caller, builtins, profile);
-    tools.push(...builtinTools(deps.services.registry, deps.services.config.get(), deps.pipeline, principal));
+    tools.push(...builtinTools(deps.services.registry, deps.services.config.get(), deps.pipeline, principal, trace));
     if (meta.options.builtin_config.enable_shell)
       tools.push(
         shellTool(meta.project_dir, meta.options.builtin_config.shell_timeout_secs, childEnv(deps.env, profile)),

@@ -108,7 +108,7 @@ export async function runTurn(
       limit = await passCallerLimit(turnCallerLimit(deps.services.registry, meta.session_name, agent, hooks.caller));
     const limitEnv = limit?.env ?? {};
     const own = provider.toolLoop
-      ? await turnTools(deps, meta, agent, hooks.caller, signal, emit, limitEnv)
+      ? await turnTools(deps, meta, agent, hooks.caller, signal, emit, limitEnv, trace)
       : { tools: [] };
     mcpClose = own.close;
     const { outcome, structured, warnings } = await askModel(
