@@ -11,10 +11,11 @@ import { outwardEvent } from './redact.ts';
 import type { SharedBus } from './shared-bus.ts';
 
 /**
- * Notifications that say where to re-read (a transcript grew, a script run moved on a step): the transcript and the
- * run journal are the record, so these are not stored a second time, only streamed.
+ * Notifications that say where to re-read (a transcript grew, a script run moved on a step, an MCP task changed state):
+ * the transcript, the run journal and the task's document are the record, so these are not stored a second time,
+ * only streamed.
  */
-const STREAMED_ONLY = new Set(['agent.transcript', 'script.changed']);
+const STREAMED_ONLY = new Set(['agent.transcript', 'script.changed', 'mcp_task.changed']);
 
 export class EventHistory {
   private readonly calls: Ring<BusEvent>;

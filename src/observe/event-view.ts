@@ -1,8 +1,9 @@
 // What of the hub's events a principal may see, one rule wherever events leave for a caller: the dashboard's stream,
 // `switchboard://events` and `system.get_state`. A call of a capability the principal may not see is hidden, as the
 // capability is. Admins see every other event. Anyone else sees their own calls and the hub events of the parts they
-// may use (a task event needs task.get, an agent event session.list, …): never another principal's calls, nor
-// hub-wide operator events (configuration, upstream servers, plugins).
+// may use (a task event needs task.get, an agent event session.list, …) — of events about one principal's own things
+// (its MCP tasks), only those that name it —: never another principal's calls or MCP tasks, nor hub-wide operator
+// events (configuration, upstream servers, plugins).
 import type { BusEvent, CallEvent, Principal } from '../core/context.ts';
 import { type Registry, visible } from '../core/registry.ts';
 import { hasRole } from '../policy/auth.ts';
@@ -17,6 +18,14 @@ const NEEDS: Record<string, string> = {
   registry: 'system.capabilities',
 };
 
+/**
+ * Events about things one principal owns, and the capability a non-admin must be able to see for them: it sees those
+ * that name it as `principal` only (an MCP task is its creator's alone: docs/tasks.md).
+ */
+const OWNED: Record<string, string> = {
+  mcp_task: 'system.mcp_tasks',
+};
+
 /** Whether `principal` may see `event` (raw or already outward: only its type, name and principal are read). */
 export function maySeeEvent(registry: Registry, principal: Principal, event: BusEvent): boolean {
   const admin = hasRole(principal, ['admin']);
@@ -27,7 +36,10 @@ export function maySeeEvent(registry: Registry, principal: Principal, event: Bus
     return !entry || visible(principal, entry.capability);
   }
   if (admin) return true;
-  const needs = NEEDS[event.type.split('.')[0]];
+  const kind = event.type.split('.')[0] ?? '';
+  const owned = OWNED[kind];
+  if (owned !== undefined && event.principal !== principal.id) return false;
+  const needs = owned ?? NEEDS[kind];
   const entry = needs ? registry.get(needs) : undefined;
   return entry !== undefined && visible(principal, entry.capability);
 }

@@ -4,7 +4,8 @@
 // cannot be stored — the call's cancellation and the resolvers of the questions it asked — and writes every change
 // of state to the store. Another instance reads the store; a cancel or an answer it receives goes to the holder
 // over the shared bus (answers through the store, so no answer travels on the bus). A task whose holder is gone (it
-// crashed, or stopped) is ended as `failed`, saying so, by whichever instance sees it first.
+// crashed, or stopped) is ended as `failed`, saying so, by whichever instance sees it first. Each change of state,
+// once stored, is published on the bus (`mcp_task.changed`): the dashboard re-reads its list (system.mcp_tasks).
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
@@ -15,10 +16,13 @@ import { hubInstanceId } from '../core/hub-instance.ts';
 import { processAlive } from '../core/process.ts';
 import type { Hub } from '../hub.ts';
 import {
+  listTasks,
   type StoredTask,
   StoredTaskSchema,
   MCP_TASKS_NAMESPACE as TASKS_NAMESPACE,
+  type TaskSubject,
   TERMINAL,
+  taskSubject,
 } from '../store/records/mcp-tasks.ts';
 
 /** Where an answer given at another instance waits for the holder. */
@@ -26,6 +30,8 @@ const ANSWERS_NAMESPACE = 'mcp-task-answers';
 /** The bus events that ask a task's holder to cancel it, or to collect answers given at another instance. */
 export const TASK_CANCEL_EVENT = 'mcp_task.cancel_requested';
 export const TASK_ANSWERED_EVENT = 'mcp_task.answered';
+/** The bus event that says a task was stored in a new state: `{id, status, principal, tool}` (who may see it: event-view.ts). */
+export const TASK_CHANGED_EVENT = 'mcp_task.changed';
 
 /** How long a task and its outcome are kept from its creation (and at least RETAIN_MS after it ends). */
 const TTL_MS = 60 * 60_000;
@@ -71,14 +77,20 @@ export class TaskTable {
     return this.services.store;
   }
 
-  /** A new task for a call that runs here, stored before anyone is told its id. */
-  async create(principal: Principal, tool: string, cancellation: Cancellation): Promise<LiveTask> {
+  /** A new task for a call that runs here, stored before anyone is told its id; `subject`: what the call works on. */
+  async create(
+    principal: Principal,
+    tool: string,
+    cancellation: Cancellation,
+    subject?: TaskSubject,
+  ): Promise<LiveTask> {
     const at = this.now();
     this.leased ??= this.isLeased();
     const record: StoredTask = {
       id: randomBytes(16).toString('base64url'),
       principal: principal.id,
       tool,
+      ...(subject ? { subject } : {}),
       status: 'working',
       createdAt: new Date(at).toISOString(),
       lastUpdatedAt: new Date(at).toISOString(),
@@ -90,6 +102,7 @@ export class TaskTable {
     await this.store.documents.put(TASKS_NAMESPACE, record.id, record);
     this.live.set(record.id, task);
     this.follow();
+    this.published(record);
     return task;
   }
 
@@ -184,6 +197,8 @@ export class TaskTable {
     if ('result' in ending) {
       record.status = 'completed';
       record.result = ending.result;
+      const subject = taskSubject(record.tool, ending.result.structuredContent) ?? record.subject;
+      if (subject) record.subject = subject;
     } else {
       record.status = 'failed';
       record.error = ending.error;
@@ -252,7 +267,14 @@ export class TaskTable {
       .then(() => this.write(snapshot))
       .then(() => {
         if (TERMINAL.has(snapshot.status) && this.live.get(record.id) === task) this.live.delete(record.id);
+        this.published(snapshot);
       });
+  }
+
+  /** Say on the bus that a task was stored in a new state. */
+  private published(record: StoredTask): void {
+    const { id, status, principal, tool } = record;
+    this.services.bus.publish({ type: TASK_CHANGED_EVENT, id, status, principal, tool, at: record.lastUpdatedAt });
   }
 
   /** Store a task; a result too large to keep fails the task instead, saying why (never a task that stays working). */
@@ -292,17 +314,15 @@ export class TaskTable {
     return parsed.data;
   }
 
-  /** Every task `principal` may see (an admin: everyone's), newest first: the dashboard's list. */
-  async list(principal: Principal | undefined): Promise<StoredTask[]> {
-    const at = this.now();
-    const out: StoredTask[] = [];
-    for (const doc of await this.store.documents.list(TASKS_NAMESPACE)) {
-      const parsed = StoredTaskSchema.safeParse(doc.value);
-      if (!parsed.success || parsed.data.expiresAt <= at) continue;
-      if (principal && parsed.data.principal !== principal.id) continue;
-      out.push(this.live.get(parsed.data.id)?.record ?? parsed.data);
-    }
-    return out.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  /**
+   * Every task `principal` may see (undefined: everyone's), newest first, as this instance knows them (a task running
+   * here as it is now, before its last write lands), and the stored documents it cannot read. The dashboard reads the
+   * store alone, through the same listTasks (system.mcp_tasks).
+   */
+  async list(principal: Principal | undefined): Promise<ReturnType<typeof listTasks>> {
+    const docs = await this.store.documents.list(TASKS_NAMESPACE);
+    const listed = listTasks(docs, { ...(principal ? { principal: principal.id } : {}), now: this.now() });
+    return { ...listed, tasks: listed.tasks.map((t) => this.live.get(t.id)?.record ?? t) };
   }
 
   /**
@@ -332,6 +352,7 @@ export class TaskTable {
     delete ended.inputRequests;
     ended.ttlMs = ended.expiresAt - Date.parse(ended.createdAt);
     await this.store.documents.put(TASKS_NAMESPACE, record.id, ended);
+    this.published(ended);
     return ended;
   }
 

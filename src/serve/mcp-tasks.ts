@@ -15,7 +15,7 @@ import { declaresTasksExtension, TASKS_EXTENSION } from '../core/mcp-tasks-exten
 import type { Outcome } from '../core/pipeline.ts';
 import type { Entry } from '../core/registry.ts';
 import type { Hub } from '../hub.ts';
-import type { StoredTask } from '../store/records/mcp-tasks.ts';
+import { type StoredTask, taskSubject } from '../store/records/mcp-tasks.ts';
 import { type Caller, runCall, runsAs, type ToolCall } from './mcp-edge.ts';
 import { type LiveTask, type TaskEnding, tasksOf } from './mcp-task-table.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -102,11 +102,13 @@ export async function callOrTask(hub: Hub, call: ToolCall, caller: Caller, entry
   const table = tasksOf(hub);
   let created: Promise<LiveTask> | undefined;
   const open = () => {
-    created ??= table.create(caller.principal, call.name, cancellation).catch((err) => {
-      // No task to stand for the call: it must not run on unseen.
-      cancellation.abort();
-      throw err;
-    });
+    created ??= table
+      .create(caller.principal, call.name, cancellation, taskSubject(call.name, call.arguments))
+      .catch((err) => {
+        // No task to stand for the call: it must not run on unseen.
+        cancellation.abort();
+        throw err;
+      });
     return created;
   };
   // A question to the client makes the call a task at once: its answer comes through tasks/update.

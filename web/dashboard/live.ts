@@ -11,6 +11,7 @@ const TYPES = [
   'agent.turn',
   'agent.transcript',
   'script.changed',
+  'mcp_task.changed',
   'instance.registered',
   'instance.expired',
   'upstream.status',

@@ -11,6 +11,7 @@ import { finishSignIn, returnedFromSignIn, type SignInOptions, signInOptions, st
 import { Agents } from './views/agents.ts';
 import { Audit } from './views/audit.ts';
 import { Catalog } from './views/catalog.ts';
+import { LongCallsView } from './views/long-calls.ts';
 import { Overview } from './views/overview.ts';
 import { Scripts } from './views/scripts.ts';
 import { Servers } from './views/servers.ts';
@@ -21,6 +22,7 @@ const VIEWS = [
   { id: 'tasks', title: 'Tasks', view: Tasks },
   { id: 'agents', title: 'Agents', view: Agents },
   { id: 'scripts', title: 'Scripts', view: Scripts },
+  { id: 'long-calls', title: 'Long calls', view: LongCallsView },
   { id: 'catalog', title: 'Catalog', view: Catalog },
   { id: 'audit', title: 'Audit', view: Audit, admin: true },
   { id: 'servers', title: 'Servers & tokens', view: Servers, admin: true },

@@ -130,7 +130,7 @@ it("cancels the upstream task when the caller cancels, and the upstream's call s
 });
 
 describe('a client with the tasks extension', () => {
-  const farTasks = async () => (await tasksOf(pair.far).list(undefined)).map((t) => t.id);
+  const farTasks = async () => (await tasksOf(pair.far).list(undefined)).tasks.map((t) => t.id);
 
   it("gets a task of Switchboard's own for an upstream task, and cancelling it cancels the upstream's", async () => {
     const client = await tasksClient(pair.nearHttp.url);
@@ -150,7 +150,7 @@ describe('a client with the tasks extension', () => {
       expect(await client.task('tasks/get', task.taskId)).toMatchObject({ status: 'cancelled' });
       await until(() => stopped > before.stopped, { what: "the upstream's call to stop" });
       const statusUpstream = async () =>
-        (await tasksOf(pair.far).list(undefined)).find((t) => t.id === upstream)?.status;
+        (await tasksOf(pair.far).list(undefined)).tasks.find((t) => t.id === upstream)?.status;
       await until(async () => (await statusUpstream()) === 'cancelled', { what: 'the upstream task to be cancelled' });
     } finally {
       await client.close();

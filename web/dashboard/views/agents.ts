@@ -1,5 +1,6 @@
 // Agents: the sessions with their status, turns and usage; a session's transcript, followed live while a turn runs
 // (each `agent.transcript` event says more was written: read from where the last page ended); cancel a running turn.
+// Below, the agent__start and agent__resume calls that became MCP tasks, each linked to its session (long-calls.ts).
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { describeEvent } from '../../../src/sources/agents/describe-event.ts';
 import { call } from '../api.ts';
@@ -7,6 +8,7 @@ import { useData, useReloadOn } from '../data.ts';
 import { html } from '../html.ts';
 import { useLive } from '../live.ts';
 import { Badge, ErrorLine, Json, Loading, Pick } from '../parts.ts';
+import { LongCalls } from './long-calls.ts';
 
 const tokens = (u: any) => (u ? `${u.input_tokens ?? 0} in / ${u.output_tokens ?? 0} out` : '—');
 
@@ -109,5 +111,6 @@ export function Agents({ route }: { route: string[] }) {
         )}
       </ul>
       ${selected ? html`<${SessionDetail} name=${selected} />` : html`<p class="muted">Pick a session to see its transcript.</p>`}
-    </div>`;
+    </div>
+    <${LongCalls} tools=${['agent__start', 'agent__resume']} empty="No agent__start or agent__resume call became an MCP task." />`;
 }

@@ -1,9 +1,11 @@
 // Scripts: the runs (script.runs), and a run's stack with the step it waits on and the steps executed with their
-// output. `script.changed` events (a run started, moved on a step, finished) reload what is shown.
+// output. `script.changed` events (a run started, moved on a step, finished) reload what is shown. Below, the
+// script__start calls that became MCP tasks, each linked to its run (long-calls.ts).
 import { call } from '../api.ts';
 import { useData, useReloadOn } from '../data.ts';
 import { html } from '../html.ts';
 import { Badge, ErrorLine, Loading, Pick, Time } from '../parts.ts';
+import { LongCalls } from './long-calls.ts';
 
 function Step({ step }: { step: any }) {
   const head =
@@ -81,5 +83,6 @@ export function Scripts({ route }: { route: string[] }) {
         )}
       </ul>
       ${selected ? html`<${RunDetail} id=${selected} />` : html`<p class="muted">Pick a run to see its stack and steps.</p>`}
-    </div>`;
+    </div>
+    <${LongCalls} tools=${['script__start']} empty="No script__start call became an MCP task." />`;
 }

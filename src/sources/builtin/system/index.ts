@@ -1,4 +1,5 @@
-// The built-in `system` domain: health, instance leases, board state, metrics, features and config.
+// The built-in `system` domain: health, instance leases, board state, metrics, features, config, audit, tokens and
+// the MCP tasks.
 // Also owns the background sweep that expires instance leases and returns their tasks to the board.
 import type { Capability } from '../../../core/capability.ts';
 import type { Feature, Services } from '../../../core/context.ts';
@@ -10,6 +11,7 @@ import { systemGetState } from './get-state.ts';
 import { systemHealth } from './health.ts';
 import { systemHeartbeat } from './heartbeat.ts';
 import { sweepExpiredInstances, sweepPeriodMs } from './lease.ts';
+import { systemMcpTasks } from './mcp-tasks.ts';
 import { systemMetrics } from './metrics.ts';
 import { systemRegister } from './register.ts';
 import { systemTokens } from './tokens.ts';
@@ -27,6 +29,7 @@ export const SYSTEM_CAPABILITIES: Capability[] = [
   systemConfig,
   systemAudit,
   systemTokens,
+  systemMcpTasks,
 ] as Capability[];
 
 /** The built-ins' features; every run-time source (plugins, upstream, scripts, agents) reports its own. */
