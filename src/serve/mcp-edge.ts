@@ -59,8 +59,11 @@ export interface Caller {
 export interface Reply {
   /** The JSON-RPC result of call `id`, as JSON text. */
   result(id: RequestId, resultJson: string): void;
-  /** A JSON-RPC error for call `id` (the pipeline itself threw, or the result cannot be encoded). */
-  error(id: RequestId, message: string): void;
+  /**
+   * A JSON-RPC error for call `id`: `code` (default -32603: the pipeline itself threw, or the result cannot be
+   * encoded), or a protocol error a task-augmented call was refused with.
+   */
+  error(id: RequestId, message: string, code?: number): void;
   /** End the call's response stream now (SEP-1699), where the door can resume it. */
   closeStream?: () => void;
 }
@@ -105,6 +108,32 @@ export function plainShapeOf(message: unknown, era: Era): ToolCall | undefined {
   return { id, name: params.name, arguments: (params.arguments as Record<string, unknown>) ?? {}, meta };
 }
 
+/** What starts a 2025-11-25 task-augmented call for the edge (mcp-tasks-2025.ts `callOnSession`). */
+export type TaskStarter = (
+  hub: Hub,
+  call: ToolCall,
+  caller: Caller,
+  entry: Entry,
+  task: { ttl?: number },
+) => Promise<{ task: Record<string, unknown> } | undefined>;
+
+/** The `task` param of a 2025-11-25 task-augmented `tools/call`, if `message` is one. */
+export function taskParamOf(message: unknown): { ttl?: number } | undefined {
+  const params = isPlain(message) && message.method === 'tools/call' ? message.params : undefined;
+  return isPlain(params) && isPlain(params.task) ? (params.task as { ttl?: number }) : undefined;
+}
+
+/**
+ * The call without its `task`, and without a progress token: the request is answered with the task at once, so
+ * there is no request left for progress to relate to (the task's status is what the client follows).
+ */
+function withoutTaskParam(message: unknown): unknown {
+  const { params, ...rest } = message as { params: Record<string, unknown> };
+  const { task: _task, _meta, ...others } = params;
+  const { progressToken: _progress, ...meta } = (isPlain(_meta) ? _meta : {}) as Record<string, unknown>;
+  return { ...rest, params: { ...others, ...(_meta !== undefined ? { _meta: meta } : {}) } };
+}
+
 type Headers = Record<string, string | string[] | undefined>;
 
 /** A request header's value as the MCP doors read it: the first, when a client sent it more than once. */
@@ -142,11 +171,12 @@ export function answersHere(hub: Hub, entry: Entry, call: ToolCall, era: Era): b
   if (capability.interactive) return false;
   const target = runsAs(hub, capability, call);
   if (target.interactive) return false;
-  // A call that may become a task (2026-07-28: a `required` one always, an `optional` one when its client declared
-  // the extension) is the SDK handler's, which runs it through callOrTask.
+  // A call that may become a task is the SDK handler's, which runs it through callOrTask: a `required` one always
+  // (a call without a task is refused there), an `optional` one when its 2026-07-28 client declared the extension.
+  // A 2025 session's task-augmented call never reaches here (its `task` param is not the plain shape).
   if (
-    era === 'modern' &&
-    (target.task === 'required' || (target.task && declaresTasksExtension(call.meta?.[CLIENT_CAPABILITIES_META_KEY])))
+    target.task === 'required' ||
+    (era === 'modern' && target.task && declaresTasksExtension(call.meta?.[CLIENT_CAPABILITIES_META_KEY]))
   )
     return false;
   return era === 'legacy' || paramHeadersOf(entry.tool.inputSchema).length === 0;
@@ -281,6 +311,11 @@ export class ConnectionEdge {
     private readonly principal: Principal,
     private readonly transport: TransportKind,
     private readonly sessionId?: string,
+    /**
+     * Starts a 2025-11-25 task-augmented call (mcp-tasks-2025.ts `callOnSession`), which the SDK (2.4.0) cannot
+     * answer: its tools/call result schema refuses a CreateTaskResult. Answers the task, or throws the refusal.
+     */
+    private readonly startTask?: TaskStarter,
   ) {}
 
   /**
@@ -291,10 +326,11 @@ export class ConnectionEdge {
     // Only once a 2025-era session is initialized; everything else (handshake, 2026 envelopes) is the SDK's.
     const caps = server?.getClientCapabilities() as Record<string, unknown> | undefined;
     if (!server || !caps) return false;
-    const call = plainShapeOf(message, 'legacy');
+    const task = this.startTask ? taskParamOf(message) : undefined;
+    const call = plainShapeOf(task ? withoutTaskParam(message) : message, 'legacy');
     if (!call) return false;
     const entry = shownEntry(this.hub, this.principal, call.name);
-    if (!entry || !answersHere(this.hub, entry, call, 'legacy')) return false;
+    if (!entry || (!task && !answersHere(this.hub, entry, call, 'legacy'))) return false;
     const id = call.id as RequestId;
     if (this.session?.server !== server || this.session.caps !== caps) {
       const mcp = mcpCallInfoOf({ server, ...(this.sessionId ? { sessionId: this.sessionId } : {}) });
@@ -314,6 +350,15 @@ export class ConnectionEdge {
       log: this.logOf(server, id),
       ...(trace ? { trace } : {}),
     };
+    if (task && this.startTask) {
+      // The task is answered at once; its call runs on under the task's own cancellation.
+      this.inFlight.delete(id);
+      this.startTask(this.hub, call, caller, entry, task).then(
+        (made) => reply.result(id, JSON.stringify(made)),
+        (err) => reply.error(id, (err as Error).message, (err as { code?: number }).code),
+      );
+      return true;
+    }
     runCall(this.hub, call, caller, entry).then(
       (outcome) => {
         this.inFlight.delete(id);

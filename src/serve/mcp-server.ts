@@ -20,6 +20,7 @@ import type { Hub } from '../hub.ts';
 import { type Caller, type Lookup, mcpCallInfoOf, traceFromHeaders } from './mcp-edge.ts';
 import { tasksOf } from './mcp-task-table.ts';
 import { callOrTask, declaresTasks, tasksNotDeclared, taskView } from './mcp-tasks.ts';
+import { callOnSession, cancelTask, draftTask, listTasks, taskResult } from './mcp-tasks-2025.ts';
 import { paginate } from './paginate.ts';
 import { INSTRUCTIONS, SERVER_CAPABILITIES, SERVER_INFO } from './server-identity.ts';
 import { toCallToolResult } from './tool-result.ts';
@@ -187,7 +188,9 @@ export function buildMcpServer(
       (e) => e.tool.name,
       (e) => {
         const { capability: _c, ...tool } = e.tool;
-        return tool as any;
+        // 2025-11-25's tool-level task negotiation (mcp-tasks-2025.ts); the 2026 encoding leaves `execution` out.
+        const taskSupport = e.capability.task;
+        return (taskSupport ? { ...tool, execution: { taskSupport } } : tool) as any;
       },
     );
     return { tools: items, ...more };
@@ -218,37 +221,52 @@ export function buildMcpServer(
       log: (level: LogLevel, data: unknown) => ctx.mcpReq.log(level, data).catch(() => {}),
       ...(trace ? { trace } : {}),
     };
-    const answer = await callOrTask(hub, call, caller, lookup?.name === call.name ? lookup.entry : undefined);
+    const entry = lookup?.name === call.name ? lookup.entry : undefined;
+    if (caller.mcp?.era === 'legacy') {
+      // A 2025 session's task-augmented call is the edge's (the SDK refuses a CreateTaskResult); one that reaches
+      // here has a shape the edge does not take.
+      if ((request.params as { task?: unknown }).task !== undefined)
+        throw new ProtocolError(
+          ProtocolErrorCode.InvalidParams,
+          'A task-augmented tools/call takes name, arguments, task and _meta (without io.modelcontextprotocol/ keys); this one has more.',
+        );
+      await callOnSession(hub, call, caller, entry, undefined); // refuses a `required` tool called without a task
+    }
+    const answer = await callOrTask(hub, call, caller, entry);
     if ('task' in answer) return answer.task as any;
     const { outcome } = answer;
     return (await sealed(toCallToolResult(outcome), requestStateCodec(hub), principal, target)) as any;
   });
 
-  // MCP's tasks extension (2026-07-28): a client polls and cancels the tasks its long calls became (mcp-tasks.ts).
-  // Registered with their params' schema, as the SDK serves methods outside the 2026 vocabulary; tasks/result and
-  // tasks/list, which the extension removed, stay unknown methods.
-  const tasksFor = async (ctx: ServerContext, method: string) => {
+  // Tasks: a client polls, answers and cancels the tasks its long calls became — under MCP's tasks extension on
+  // 2026-07-28 (mcp-tasks.ts: tasks/get|update|cancel), or under 2025-11-25's experimental tasks on a 2025 session
+  // (mcp-tasks-2025.ts: tasks/get|result|list|cancel). Registered with their params' schema, as the SDK serves methods
+  // outside its 2026 vocabulary; a method of the other revision is an unknown method.
+  const tasksFor = async (ctx: ServerContext, method: string, only?: 'modern' | 'legacy') => {
     const { hub, principal } = await served(ctx.mcpReq.signal);
     const mcp = mcpCallInfoOf({ server, envelope: ctx.mcpReq.envelope as Record<string, unknown> | undefined });
-    if (mcp.era !== 'modern')
+    if (only && mcp.era !== only)
       throw new ProtocolError(
         ProtocolErrorCode.MethodNotFound,
-        `Method not found: ${method} is part of MCP's tasks extension, which needs protocol 2026-07-28.`,
+        only === 'modern'
+          ? `Method not found: ${method} is part of MCP's tasks extension, which needs protocol 2026-07-28.`
+          : `Method not found: ${method} belongs to the tasks of protocol 2025-11-25; on 2026-07-28 a task's result comes with tasks/get.`,
       );
-    if (!declaresTasks(mcp)) throw tasksNotDeclared(method);
-    return { table: tasksOf(hub), principal };
+    if (mcp.era === 'modern' && !declaresTasks(mcp)) throw tasksNotDeclared(method);
+    return { table: tasksOf(hub), principal, legacy: mcp.era === 'legacy' };
   };
   const TaskParams = z.object({ taskId: z.string() });
   server.setRequestHandler('tasks/get', { params: TaskParams }, async ({ taskId }, ctx) => {
-    const { table, principal } = await tasksFor(ctx, 'tasks/get');
-    return taskView(await table.get(taskId, principal)) as any;
+    const { table, principal, legacy } = await tasksFor(ctx, 'tasks/get');
+    const record = await table.get(taskId, principal);
+    return (legacy ? draftTask(record) : taskView(record)) as any;
   });
   // The client's answers to what a task asked (its `inputRequests`); answers to nothing open are ignored.
   server.setRequestHandler(
     'tasks/update',
     { params: TaskParams.extend({ inputResponses: z.record(z.string(), z.unknown()).optional() }) },
     async ({ taskId, inputResponses }, ctx) => {
-      const { table, principal } = await tasksFor(ctx, 'tasks/update');
+      const { table, principal } = await tasksFor(ctx, 'tasks/update', 'modern');
       // The SDK takes a request's `inputResponses` into its multi-round-trip context; older ones leave it in params.
       const responses = (ctx.mcpReq.inputResponses as Record<string, unknown> | undefined) ?? inputResponses ?? {};
       await table.answer(taskId, principal, responses);
@@ -256,10 +274,28 @@ export function buildMcpServer(
     },
   );
   server.setRequestHandler('tasks/cancel', { params: TaskParams }, async ({ taskId }, ctx) => {
-    const { table, principal } = await tasksFor(ctx, 'tasks/cancel');
+    const { table, principal, legacy } = await tasksFor(ctx, 'tasks/cancel');
+    if (legacy) return (await cancelTask(table, taskId, principal)) as any;
     await table.cancel(taskId, principal);
     return {} as any;
   });
+  server.setRequestHandler('tasks/result', { params: TaskParams }, async ({ taskId }, ctx) => {
+    const { table, principal } = await tasksFor(ctx, 'tasks/result', 'legacy');
+    // The task's questions ride this request's stream, related to it, as the call's own would have.
+    const ask = (method: string, params: Record<string, unknown>) =>
+      method === 'sampling/createMessage'
+        ? server.createMessage(params as any, { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal })
+        : server.elicitInput(params as any, { relatedRequestId: ctx.mcpReq.id, signal: ctx.mcpReq.signal });
+    return (await taskResult(table, taskId, { principal, signal: ctx.mcpReq.signal, ask })) as any;
+  });
+  server.setRequestHandler(
+    'tasks/list',
+    { params: z.object({ cursor: z.string().optional() }).optional() },
+    async (params, ctx) => {
+      const { table, principal } = await tasksFor(ctx, 'tasks/list', 'legacy');
+      return (await listTasks(table, principal, params?.cursor)) as any;
+    },
+  );
 
   server.setRequestHandler('resources/list', async (request, ctx) => {
     const { hub, principal } = await served(ctx.mcpReq.signal);

@@ -25,6 +25,7 @@ import { ProtocolErrorCode } from './jsonrpc-errors.ts';
 import { CallStream } from './mcp-call-stream.ts';
 import { ConnectionEdge, header, type Reply, traceFromHeaders } from './mcp-edge.ts';
 import { createSessionEventStore } from './mcp-event-store.ts';
+import { callOnSession } from './mcp-tasks-2025.ts';
 import { jsonRpcResultText } from './tool-result.ts';
 
 export interface SessionTransportOptions {
@@ -59,7 +60,7 @@ export class SessionTransport implements Transport {
       retryInterval: opts.retryMs,
       onsessioninitialized: opts.onsessioninitialized,
     });
-    this.edge = new ConnectionEdge(opts.hub, opts.principal, 'http', opts.id);
+    this.edge = new ConnectionEdge(opts.hub, opts.principal, 'http', opts.id, callOnSession);
     this.web.onclose = () => {
       this.edge.closeAll();
       for (const stream of this.streams.values()) stream.end();
@@ -187,10 +188,8 @@ export class SessionTransport implements Transport {
     stream.open(res, resumable ? this.opts.retryMs : undefined);
     return {
       result: (callId, json) => stream.finish(jsonRpcResultText(callId, json)),
-      error: (callId, message) =>
-        stream.finish(
-          JSON.stringify({ jsonrpc: '2.0', id: callId, error: { code: ProtocolErrorCode.InternalError, message } }),
-        ),
+      error: (callId, message, code = ProtocolErrorCode.InternalError) =>
+        stream.finish(JSON.stringify({ jsonrpc: '2.0', id: callId, error: { code, message } })),
       ...(resumable ? { closeStream: () => this.closeSSEStream(id) } : {}),
     };
   }

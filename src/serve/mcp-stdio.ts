@@ -4,7 +4,7 @@
 // The connection comes first and the hub second (issue 17; docs/decisions.md, "Initialize before the hub"): the
 // handshake is answered by the SDK alone, and the hub — configuration, store, handler modules, sources — starts
 // once that answer is out. Every other request waits for it in buildMcpServer's handlers.
-import type { Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, RequestId, Server } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import type { Logger } from 'pino';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../config/schema.ts';
@@ -13,9 +13,10 @@ import { type CallerLimit, limitToCaller } from '../policy/caller-limit.ts';
 import { type Exposure, makePrincipal } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { ProtocolErrorCode } from './jsonrpc-errors.ts';
-import { ConnectionEdge, type Reply } from './mcp-edge.ts';
+import { ConnectionEdge, type Reply, taskParamOf } from './mcp-edge.ts';
 import { buildMcpServer, forwardListChanges, type Serving } from './mcp-server.ts';
 import { closeTasks } from './mcp-task-table.ts';
+import { callOnSession } from './mcp-tasks-2025.ts';
 import { BatchingStdioTransport } from './stdio-transport.ts';
 
 export interface StdioHandle {
@@ -63,11 +64,19 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
   let levelBeforeHub: unknown;
   const reply: Reply = {
     result: (id, json) => transport.sendResult(id, json),
-    error: (id, message) =>
-      void transport.send({ jsonrpc: '2.0', id, error: { code: ProtocolErrorCode.InternalError, message } }),
+    error: (id, message, code = ProtocolErrorCode.InternalError) =>
+      void transport.send({ jsonrpc: '2.0', id, error: { code, message } }),
   };
+  // A task-augmented call that comes before the hub is up waits for it: only the edge can answer it with a task.
+  const early: unknown[] = [];
   transport.edge = {
-    take: (message) => edge?.take(current, message, () => reply) ?? false,
+    take: (message) => {
+      if (edge) return edge.take(current, message, () => reply);
+      if (!taskParamOf(message)) return false;
+      early.push(message);
+      void serve();
+      return true;
+    },
     observe: (message) => {
       if (edge) edge.observe(message);
       else if ((message as { method?: unknown }).method === 'logging/setLevel') levelBeforeHub = message;
@@ -90,8 +99,11 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
       void hub.close().catch(() => {});
       throw err;
     }
-    edge = new ConnectionEdge(hub, principal, 'stdio');
+    edge = new ConnectionEdge(hub, principal, 'stdio', undefined, callOnSession);
     if (levelBeforeHub) edge.observe(levelBeforeHub);
+    // What the edge does not take after all (an unknown tool) is the SDK's, which says what is wrong.
+    for (const message of early.splice(0))
+      if (!edge.take(current, message, () => reply)) transport.onmessage?.(message as JSONRPCMessage);
     started = { hub, principal };
     if (current) unsubscribers.push(forwardListChanges(hub, current));
     return started;
@@ -102,6 +114,7 @@ export function serveMcpStdio(startHub: () => Promise<Hub>, opts: StdioOptions):
     // stdin; then `closed` rejects and `serve` exits non-zero with the error on stderr. Exiting at once would leave a
     // client whose next request is on its way with only "connection closed" to show (issue 29).
     failure = err;
+    for (const message of early.splice(0)) reply.error((message as { id: RequestId }).id, err.message);
     if (current?.getClientVersion()) {
       // Said at once where an agent keeps a server's stderr, and to the client, which may show server logs.
       const why = `Switchboard could not start; every request is answered with this until the client disconnects: ${err.message}`;

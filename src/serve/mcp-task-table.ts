@@ -41,7 +41,13 @@ const SWEEP_MS = 60_000;
 /** How long a cancel or an answer given at another instance waits for the holder to act on it. */
 export const REMOTE_WAIT_MS = 5_000;
 
-export type TaskEnding = { result: Record<string, unknown> } | { error: NonNullable<StoredTask['error']> };
+/**
+ * How a task's call ended: with a result (`failed`: a 2025-11-25 task whose tool result is an error, which that
+ * revision calls failed and still answers from tasks/result), or with a JSON-RPC error.
+ */
+export type TaskEnding =
+  | { result: Record<string, unknown>; failed?: boolean }
+  | { error: NonNullable<StoredTask['error']> };
 
 /** A task whose call runs in this instance. */
 export interface LiveTask {
@@ -77,12 +83,15 @@ export class TaskTable {
     return this.services.store;
   }
 
-  /** A new task for a call that runs here, stored before anyone is told its id; `subject`: what the call works on. */
+  /**
+   * A new task for a call that runs here, stored before anyone is told its id; `subject`: what the call works on,
+   * `wire`: made by a 2025-11-25 session (mcp-tasks-2025.ts).
+   */
   async create(
     principal: Principal,
     tool: string,
     cancellation: Cancellation,
-    subject?: TaskSubject,
+    made: { subject?: TaskSubject; wire?: StoredTask['wire'] } = {},
   ): Promise<LiveTask> {
     const at = this.now();
     this.leased ??= this.isLeased();
@@ -90,7 +99,8 @@ export class TaskTable {
       id: randomBytes(16).toString('base64url'),
       principal: principal.id,
       tool,
-      ...(subject ? { subject } : {}),
+      ...(made.subject ? { subject: made.subject } : {}),
+      ...(made.wire ? { wire: made.wire } : {}),
       status: 'working',
       createdAt: new Date(at).toISOString(),
       lastUpdatedAt: new Date(at).toISOString(),
@@ -195,7 +205,7 @@ export class TaskTable {
     if (TERMINAL.has(record.status)) return;
     this.dropQuestions(task, 'the call ended');
     if ('result' in ending) {
-      record.status = 'completed';
+      record.status = ending.failed ? 'failed' : 'completed';
       record.result = ending.result;
       const subject = taskSubject(record.tool, ending.result.structuredContent) ?? record.subject;
       if (subject) record.subject = subject;

@@ -23,7 +23,7 @@ import { toCallToolResult } from './tool-result.ts';
 /** How long a task call may take before the client gets a task instead of waiting for the answer. */
 const DETACH_MS = 100;
 /** How often a client is told to poll. */
-const POLL_INTERVAL_MS = 1_000;
+export const POLL_INTERVAL_MS = 1_000;
 
 /** Whether the client of this call declared the tasks extension (per request, on 2026-07-28). */
 export function declaresTasks(mcp: McpCallInfo | undefined): boolean {
@@ -70,7 +70,7 @@ function taskFields(record: StoredTask): Record<string, unknown> {
  * JSON-RPC's internal error, as the extension reserves `failed` for protocol-level errors; anything else — results,
  * isError results, refusals, timeouts — completes it with the CallToolResult the call would have answered with.
  */
-function endingOf(outcome: Outcome): TaskEnding {
+export function endingOf(outcome: Outcome): TaskEnding {
   if (!outcome.ok && outcome.error.code === 'INTERNAL')
     return { error: { code: ProtocolErrorCode.InternalError, message: outcome.error.message } };
   return { result: { ...toCallToolResult(outcome), resultType: 'complete' } };
@@ -103,7 +103,7 @@ export async function callOrTask(hub: Hub, call: ToolCall, caller: Caller, entry
   let created: Promise<LiveTask> | undefined;
   const open = () => {
     created ??= table
-      .create(caller.principal, call.name, cancellation, taskSubject(call.name, call.arguments))
+      .create(caller.principal, call.name, cancellation, { subject: taskSubject(call.name, call.arguments) })
       .catch((err) => {
         // No task to stand for the call: it must not run on unseen.
         cancellation.abort();

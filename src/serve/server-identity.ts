@@ -14,6 +14,8 @@ export const SERVER_CAPABILITIES = {
   logging: {},
   // MCP's tasks extension: long calls answered as tasks (mcp-tasks.ts).
   extensions: { [TASKS_EXTENSION]: {} },
+  // 2025-11-25's experimental tasks, for 2025 sessions (mcp-tasks-2025.ts); the 2026 encoding leaves it out.
+  tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } },
 };
 
 /** What every client is told at the handshake. */

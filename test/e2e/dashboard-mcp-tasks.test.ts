@@ -115,7 +115,8 @@ describe('long calls (MCP tasks) on the dashboard', () => {
     // Only the Scripts view's tools: the agent's task is not here.
     expect(await page.$(row(made.agent))).toBeNull();
     await page.click(`${row(made.script)} a[data-subject]`);
-    await page.waitForSelector(`.panel[data-run="${runId}"]`);
+    // The run's panel first shows itself, then its steps once they are read.
+    await page.waitForSelector(`.panel[data-run="${runId}"] .steps`);
     expect(await page.$eval(`.panel[data-run="${runId}"] .steps`, (e) => e.textContent)).toContain('built');
   });
 

@@ -37,12 +37,17 @@ export async function rpc2026(
       },
     }),
   });
+  const messages = await jsonRpcMessagesOf(res);
+  return { status: res.status, message: messages.find((m) => m.id === 7) };
+}
+
+/** The JSON-RPC messages of an MCP HTTP response: its JSON body, or each `data:` line of its SSE stream. */
+export async function jsonRpcMessagesOf(res: Response): Promise<any[]> {
   const body = await res.text();
-  const messages = res.headers.get('content-type')?.includes('text/event-stream')
+  return res.headers.get('content-type')?.includes('text/event-stream')
     ? body
         .split('\n')
         .filter((l) => l.startsWith('data:') && l.length > 6)
         .map((l) => JSON.parse(l.slice(5)))
     : [JSON.parse(body)];
-  return { status: res.status, message: messages.find((m) => m.id === 7) };
 }

@@ -32,6 +32,11 @@ export const StoredTaskSchema = z.object({
   tool: z.string(),
   /** What the call works on, once known: from its arguments when it starts, else from its result (`taskSubject`). */
   subject: TaskSubjectSchema.optional(),
+  /**
+   * Made by a 2025-11-25 session's task-augmented call (the experimental `tasks` capability, docs/tasks.md), shown
+   * in that revision's shape; absent: made under the 2026-07-28 extension.
+   */
+  wire: z.literal('2025-11-25').optional(),
   status: TaskStatusSchema,
   statusMessage: z.string().optional(),
   createdAt: z.iso.datetime(),
