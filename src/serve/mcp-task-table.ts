@@ -252,7 +252,7 @@ export class TaskTable {
    */
   async close(): Promise<void> {
     clearInterval(this.sweep);
-    this.unsubscribe?.();
+    this.unfollow();
     for (const task of this.live.values()) {
       if (!TERMINAL.has(task.record.status)) {
         this.finish(task, { error: stoppedError(task.record, 'it stopped') });
@@ -276,7 +276,10 @@ export class TaskTable {
     task.saved = task.saved
       .then(() => this.write(snapshot))
       .then(() => {
-        if (TERMINAL.has(snapshot.status) && this.live.get(record.id) === task) this.live.delete(record.id);
+        if (TERMINAL.has(snapshot.status) && this.live.get(record.id) === task) {
+          this.live.delete(record.id);
+          if (this.live.size === 0) this.unfollow();
+        }
         this.published(snapshot);
       });
   }
@@ -373,10 +376,18 @@ export class TaskTable {
     );
   }
 
-  /** Hear cancels and answers for tasks running here that reach other instances (instances on one Redis). */
+  /**
+   * Hear cancels and answers for tasks running here that reach other instances (instances on one Redis), while any
+   * runs here: the bus reads the shared stream only while someone follows it.
+   */
   private follow(): void {
     if (this.unsubscribe || this.store.kind !== 'redis') return;
     this.unsubscribe = this.services.bus.subscribe((event) => void this.heard(event));
+  }
+
+  private unfollow(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
   }
 
   private async heard(event: BusEvent): Promise<void> {
