@@ -46,9 +46,16 @@ class ExportedSpan implements Span {
       this.span.setAttribute(ATTR_ERROR_TYPE, error);
       this.span.setStatus({ code: SpanStatusCode.ERROR, message: error });
     }
-    this.span.end();
+    this.span.end(now());
   }
 }
+
+/**
+ * One clock for every span, in epoch ms with a fraction: the process's monotonic clock from its fixed origin. The
+ * SDK anchors a span to `Date.now()` (whole ms) unless it inherits its parent's clock, so a child started within the
+ * millisecond its parent did could seem to start before it.
+ */
+const now = () => performance.timeOrigin + performance.now();
 
 export function startOtel(settings: TelemetrySettings): Telemetry {
   const provider = new BasicTracerProvider({
@@ -72,7 +79,11 @@ export function startOtel(settings: TelemetrySettings): Telemetry {
   };
   const tracer: Tracer = {
     start(name, parent, attributes, kind) {
-      const span = otel.startSpan(name, { kind: kind ? KINDS[kind] : SpanKind.INTERNAL }, contextOf(parent));
+      const span = otel.startSpan(
+        name,
+        { kind: kind ? KINDS[kind] : SpanKind.INTERNAL, startTime: now() },
+        contextOf(parent),
+      );
       const exported = new ExportedSpan(span);
       exported.set(attributes);
       ours.set(exported.trace, span);
