@@ -1,5 +1,7 @@
 // The JSON-RPC error codes Switchboard answers with: the SDK's `ProtocolErrorCode` where it has a name, and the few
 // codes of MCP's transports it uses on the wire without exporting one. Every literal code in src/ is one of these.
+import type { ServerResponse } from 'node:http';
+
 export { ProtocolErrorCode } from '@modelcontextprotocol/server';
 
 /** Codes the SDK's transports send but do not name; the values are the wire's and never change. */
@@ -13,3 +15,16 @@ export const TransportErrorCode = {
   /** 2026-07-28: the `Mcp-*` headers and the body disagree (SEP-2243, the draft schema's `HEADER_MISMATCH`). */
   HeaderMismatch: -32020,
 } as const;
+
+/** Answer an HTTP request with a JSON-RPC error (`id` null unless given) and the HTTP `status`. */
+export function jsonRpcError(
+  res: ServerResponse,
+  status: number,
+  code: number,
+  message: string,
+  extra: { data?: unknown; id?: unknown } = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  const error = extra.data === undefined ? { code, message } : { code, message, data: extra.data };
+  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
+}

@@ -1,5 +1,6 @@
 // MCP over Streamable HTTP at /mcp. Spec 2026-07-28 requests go to the SDK's stateless per-request handler;
-// 2025-era requests go to sessionful transports so sampling, elicitation and GET streams work.
+// 2025-era requests go to sessionful transports so sampling, elicitation and GET streams work. A plain 2026 call
+// may be answered before the SDK by the fast path of mcp-modern-call.ts.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
@@ -10,49 +11,23 @@ import {
   isJSONRPCRequest,
   isJSONRPCResponse,
   type JSONRPCMessage,
-  type JSONRPCRequest,
-  type RequestId,
 } from '@modelcontextprotocol/server';
-import { Cancellation } from '../core/cancellation.ts';
 import type { Principal } from '../core/context.ts';
-import { checkParamHeaders, paramHeadersOf } from '../core/mcp-param-headers.ts';
 import type { Hub } from '../hub.ts';
 import { isRemote } from '../observe/shared-bus.ts';
-import { TransportErrorCode } from './jsonrpc-errors.ts';
-import {
-  answersHere,
-  header,
-  type Lookup,
-  mcpCallInfoOf,
-  plainShapeOf,
-  resultJsonOf,
-  runCall,
-  shownEntry,
-  traceFromHeaders,
-} from './mcp-edge.ts';
+import { jsonRpcError, TransportErrorCode } from './jsonrpc-errors.ts';
+import { header, type Lookup } from './mcp-edge.ts';
+import { answerModernCall } from './mcp-modern-call.ts';
 import { buildMcpServer, forwardListChanges } from './mcp-server.ts';
 import { SessionTransport } from './mcp-session-transport.ts';
 import { closeTasks } from './mcp-task-table.ts';
+import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
 
 /** The bus event that tells the other instances a client ended its 2025 session (DELETE /mcp). */
 const SESSION_ENDED_EVENT = 'mcp_session.ended';
 
-import { type Admission, type SessionEnd, SessionTable, sessionLimitsOf } from './session-capacity.ts';
-import { jsonRpcResultText } from './tool-result.ts';
-
-const MODERN_VERSION = '2026-07-28';
-
 /** How long a client waits before reconnecting to a closed SSE stream (sent as the SSE `retry` field). */
 const SSE_RETRY_MS = 1_000;
-
-/** Whether a 2026-07-28 `tools/call`'s headers are exactly what the SDK's handler accepts without a word. */
-function exactModernHeaders(req: IncomingMessage): boolean {
-  if (header(req, 'mcp-protocol-version') !== MODERN_VERSION || header(req, 'mcp-method') !== 'tools/call')
-    return false;
-  const accept = header(req, 'accept') ?? '';
-  if (!accept.includes('application/json') && !accept.includes('*/*')) return false;
-  return (header(req, 'content-type') ?? '').toLowerCase().startsWith('application/json');
-}
 
 export interface McpHttp {
   /** Handle a request to /mcp whose body (for POST) has been read and parsed already. */
@@ -60,18 +35,6 @@ export interface McpHttp {
   /** Open legacy sessions (for metrics and tests). */
   sessionCount(): number;
   close(): Promise<void>;
-}
-
-function jsonRpcError(
-  res: ServerResponse,
-  status: number,
-  code: number,
-  message: string,
-  extra: { data?: unknown; id?: unknown } = {},
-): void {
-  res.writeHead(status, { 'content-type': 'application/json' });
-  const error = extra.data === undefined ? { code, message } : { code, message, data: extra.data };
-  res.end(JSON.stringify({ jsonrpc: '2.0', error, id: extra.id ?? null }));
 }
 
 /** Where a session was opened, for the answer to a request that reaches it under another profile. */
@@ -354,64 +317,6 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
     );
   }
 
-  /**
-   * A 2026-07-28 `tools/call`: its tool is looked up once; the headers that repeat parameters are checked against
-   * the body; and a plain call whose headers are exactly right is answered by the edge without building a protocol
-   * server for the request. Anything else is the SDK handler's, handed the lookup so it does not repeat it.
-   */
-  async function answerModernCall(
-    req: IncomingMessage,
-    res: ServerResponse,
-    message: JSONRPCRequest,
-    body: unknown,
-    principal: Principal,
-  ): Promise<Lookup | 'answered' | undefined> {
-    const { id } = message;
-    const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
-    if (typeof params?.name !== 'string') return undefined; // The SDK's handler says what is wrong.
-    const entry = shownEntry(hub, principal, params.name);
-    const lookup: Lookup = { name: params.name, ...(entry ? { entry } : {}) };
-    const declared = entry ? paramHeadersOf(entry.tool.inputSchema) : [];
-    const check = declared.length ? checkParamHeaders(declared, params?.arguments, req.headers) : undefined;
-    if (check && !check.ok) {
-      jsonRpcError(
-        res,
-        400,
-        TransportErrorCode.HeaderMismatch,
-        `Bad Request: the headers and body disagree: ${check.message}`,
-        {
-          data: { mismatch: { header: check.header, body: check.message } },
-          id,
-        },
-      );
-      return 'answered';
-    }
-    if (!entry || !exactModernHeaders(req)) return lookup;
-    const call = plainShapeOf(body, 'modern');
-    if (!call || header(req, 'mcp-name')?.trim() !== call.name || !answersHere(hub, entry, call, 'modern'))
-      return lookup;
-    const cancellation = new Cancellation();
-    const onClose = () => {
-      if (!res.writableEnded) cancellation.abort();
-    };
-    res.once('close', onClose);
-    const trace = traceFromHeaders(req.headers);
-    const caller = {
-      principal,
-      transport: 'http' as const,
-      mcp: mcpCallInfoOf({ envelope: call.meta }),
-      cancellation,
-      ...(trace ? { trace } : {}),
-    };
-    const outcome = await runCall(hub, call, caller, entry);
-    res.off('close', onClose);
-    if (res.destroyed) return 'answered';
-    const text = jsonRpcResultText(call.id as RequestId, resultJsonOf(outcome, 'modern'));
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
-    res.end(text);
-    return 'answered';
-  }
-
   return {
     async handle(req, res, body, principal) {
       if (req.method === 'POST') {
@@ -426,7 +331,7 @@ export function createMcpHttp(hub: Hub, opts: { maxBodyBytes: number }): McpHttp
         if (inbound.kind === 'legacy') return handleLegacy(req, res, body, principal);
         let lookup: Lookup | undefined;
         if (inbound.kind === 'modern' && inbound.messageKind === 'request' && inbound.message.method === 'tools/call') {
-          const answer = await answerModernCall(req, res, inbound.message, body, principal);
+          const answer = await answerModernCall(hub, req, res, inbound.message, body, principal);
           if (answer === 'answered') return;
           lookup = answer;
         }
