@@ -86,6 +86,36 @@ function readMeerkatSpelling(entry: unknown, ctx: z.RefinementCtx): unknown {
   return read.entry;
 }
 
+/**
+ * A stdio server's fence (docs/security.md#fenced-servers): what it may read and write besides what every server
+ * gets (the system's programs and libraries read-only, its working directory read-write, a private /tmp), and
+ * whether it may use the network. Paths are absolute, `~/…` (the user's home) or relative to the project directory.
+ * In `[sandbox]` it is the default for every stdio server; in a `[[servers]]` entry its lists add to the default's
+ * and its `network` and `required` replace them.
+ */
+export const SandboxFields = {
+  /** Extra paths the server may read (not write). */
+  read: z.array(z.string().min(1)).optional(),
+  /** Extra paths the server may read and write. */
+  write: z.array(z.string().min(1)).optional(),
+  /** Whether the server may open network connections (loopback included); the default lets `npx` download. */
+  network: z.boolean().optional(),
+  /** Refuse to start the server when the fence cannot be built (no bubblewrap, another system) instead of warning. */
+  required: z.boolean().optional(),
+};
+
+/** `sandbox = "off"` (run unfenced) or a table of {@link SandboxFields}. */
+export const ServerSandboxSchema = z.union([z.literal('off'), z.object(SandboxFields).strict()], {
+  error: 'expected "off" or a table with read, write, network, required',
+});
+
+/**
+ * When a server's tool definitions reach clients (docs/security.md#pinned-tools): `first-use` approves what the
+ * server lists the first time and withholds any later change until `switchboard mcp approve`; `manual` withholds
+ * everything until approved (servers added from a registry); `off` passes every listing through.
+ */
+export const APPROVAL_MODES = ['first-use', 'manual', 'off'] as const;
+
 const ServerFields = z
   .object({
     name: z
@@ -116,6 +146,16 @@ const ServerFields = z
     max_message_bytes: messageBytes.optional(),
     /** OAuth login for a remote server (docs/oauth.md#upstream-servers). */
     oauth: ServerOAuthSchema.optional(),
+    /** A stdio server's fence; unset: the `[sandbox]` default. */
+    sandbox: ServerSandboxSchema.optional(),
+    /** Stop a stdio server unused for this long (0: never); unset: `[stdio] idle_timeout_ms`. */
+    idle_timeout_ms: z.number().int().min(0).optional(),
+    /** When its tool definitions reach clients: approved on first use (default), only when approved, or always. */
+    approval: z
+      .enum(APPROVAL_MODES, {
+        error: (iss) => `expected first-use, manual or off, got ${JSON.stringify(iss.input)}`,
+      })
+      .default('first-use'),
   })
   .strict()
   .superRefine((s, ctx) => {
@@ -131,6 +171,13 @@ const ServerFields = z
         path: ['oauth', 'client_secret'],
         message: `server '${s.name}' has oauth.client_secret without oauth.client_id: give the pre-registered client's id too`,
       });
+    for (const key of ['sandbox', 'idle_timeout_ms'] as const)
+      if (s.url && s[key] !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `server '${s.name}' has a url: ${key} applies to a server Switchboard starts (command); remove it`,
+        });
     if (s.url && s.max_message_bytes !== undefined)
       ctx.addIssue({
         code: 'custom',

@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { AgentsSchema } from './schema-agents.ts';
 import { OAuthResourceSchema, secureUrl } from './schema-auth.ts';
-import { DEFAULT_MAX_MESSAGE_BYTES, messageBytes, ServerSchema } from './schema-servers.ts';
+import { DEFAULT_MAX_MESSAGE_BYTES, messageBytes, SandboxFields, ServerSchema } from './schema-servers.ts';
 
 export { type AgentsConfig, PERMISSION_MODES, type PermissionMode } from './schema-agents.ts';
 export { OAuthResourceSchema, secureOrLoopback } from './schema-auth.ts';
@@ -335,6 +335,32 @@ export const ConfigSchema = z
         roles: z.array(z.string()).default(['*']),
         /** The longest message (one line) read over stdio, in bytes: from the client, and from upstream stdio servers. */
         max_message_bytes: messageBytes.default(DEFAULT_MAX_MESSAGE_BYTES),
+        /**
+         * Stop an upstream stdio server nobody has called for this long, in ms (0: never); it starts again on the
+         * next call, and its tools stay listed from the cached catalog meanwhile. A server may set its own.
+         */
+        idle_timeout_ms: z.number().int().min(0).default(600_000),
+      })
+      .strict()
+      .prefault({}),
+    /** The fence every upstream stdio server runs in unless its entry says otherwise (docs/security.md#fenced-servers). */
+    sandbox: z
+      .object({
+        /** false: servers run unfenced unless their entry has a `sandbox` table. */
+        enabled: z.boolean().default(true),
+        ...SandboxFields,
+      })
+      .strict()
+      .prefault({}),
+    /** The MCP server registry `switchboard mcp search` and `mcp add --from-registry` read (docs/upstream.md#registry). */
+    registry: z
+      .object({
+        /** The registry API's base URL (the official registry's, or a company mirror's). */
+        url: z
+          .url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' })
+          .default('https://registry.modelcontextprotocol.io'),
+        /** How long a registry answer is reused, in ms (0: ask every time). */
+        cache_ms: z.number().int().min(0).default(3_600_000),
       })
       .strict()
       .prefault({}),

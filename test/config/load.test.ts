@@ -40,6 +40,8 @@ describe('loadConfig', () => {
       audit: { enabled: true, retention_days: 30, max_input_bytes: 4096 },
       expose: { allow: [], deny: [] },
       profiles: {},
+      registry: { url: 'https://registry.modelcontextprotocol.io', cache_ms: 3_600_000 },
+      sandbox: { enabled: true },
       catalog: { exposure: 'full', pin: [] },
       servers: [],
       system: { instance_ttl_ms: 30_000, test_tools: false },
@@ -51,7 +53,7 @@ describe('loadConfig', () => {
         max_output_bytes: 1024 * 1024,
         retention_days: 7,
       },
-      stdio: { roles: ['*'], max_message_bytes: 10 * 1024 * 1024 },
+      stdio: { roles: ['*'], max_message_bytes: 10 * 1024 * 1024, idle_timeout_ms: 600_000 },
       workspace: { extra_dirs: [] },
       agents: {
         default_provider: 'claude-cli',
