@@ -187,11 +187,20 @@ export function buildProgram(): Command {
     .option('-H, --header <header>', 'HTTP header "Key: Value" (repeatable; ${VAR} expands at connect)', collect)
     .option('-e, --env <pair>', 'environment variable KEY=VALUE for the child (repeatable)', collect)
     .option('--timeout <ms>', 'per-call timeout in milliseconds (progress extends it)')
+    .option('--sandbox <mode>', 'stdio fence: on (the [sandbox] default), off, or required (refuse to run unfenced)')
+    .option(
+      '--allow-read <path>',
+      'a path the fenced server may read (repeatable; ~/ and project-relative work)',
+      collect,
+    )
+    .option('--allow-write <path>', 'a path the fenced server may read and write (repeatable)', collect)
+    .option('--no-network', 'the fenced server may open no network connection, loopback included')
+    .option('--idle-timeout <ms>', 'stop the stdio server after this long unused (0: never; default [stdio])')
     .option('--user', 'add to the user scope (~/.switchboard/config.toml) instead of the project')
     .option('--scope <scope>', 'project (default) or user')
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add tickets -u https://tickets.example.org/mcp -H "Authorization: Bearer ${TICKETS_TOKEN}"\n  switchboard mcp add archive -t sse -u https://archive.example.org/sse --user',
+      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add notes --no-network --allow-read ~/notes -- npx -y @modelcontextprotocol/server-memory\n  switchboard mcp add tickets -u https://tickets.example.org/mcp -H "Authorization: Bearer ${TICKETS_TOKEN}"\n  switchboard mcp add archive -t sse -u https://archive.example.org/sse --user',
     )
     .action(async (name, command, o) => (await cmd.mcp()).mcpAdd(name, command, { cwd: cwd(), ...o }));
   mcp

@@ -13,7 +13,7 @@ import {
 } from '../config/server-entries.ts';
 import { argv } from '../core/argv.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { startChild } from '../core/process.ts';
+import { startIndependent } from '../core/process.ts';
 import { openProjectStore } from '../hub.ts';
 import { login } from '../mcp-client/oauth/login.ts';
 import {
@@ -25,7 +25,7 @@ import {
 } from '../mcp-client/oauth/login-keys.ts';
 import { loadSealingKey, type SealingKey } from '../mcp-client/oauth/sealed.ts';
 import type { ResolvedServer } from '../mcp-client/server-spec.ts';
-import { resolveServer } from '../sources/upstream/resolve.ts';
+import { resolveServer, serverDefaults } from '../sources/upstream/resolve.ts';
 import { CliError, printJson } from './output.ts';
 
 interface LoginOptions {
@@ -54,7 +54,7 @@ function oauthServer(name: string, cwd: string): { server: ResolvedServer; addOA
     addOAuth = planAddOAuth(name, cwd);
     entry = addOAuth.config.servers.find((s) => s.name === name) ?? entry;
   }
-  const r = resolveServer(entry, process.env, cwd, config.stdio.max_message_bytes);
+  const r = resolveServer(entry, process.env, cwd, serverDefaults(config, cwd, process.env));
   if (!r.ok) throw new CliError(r.message, 2);
   return { server: r.server, ...(addOAuth ? { addOAuth } : {}) };
 }
@@ -153,9 +153,7 @@ function openBrowser(url: string): void {
         ? ['rundll32', argv().flag('url.dll,FileProtocolHandler').nonOption(url).build()]
         : ['xdg-open', argv().nonOption(url).build()];
   try {
-    startChild(cmd, args, { stdio: 'ignore', detached: true })
-      .on('error', () => {})
-      .unref();
+    startIndependent(cmd, args, { stdio: 'ignore' });
   } catch {}
 }
 

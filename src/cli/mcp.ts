@@ -33,6 +33,34 @@ export interface AddOptions {
   header?: string[];
   env?: string[];
   timeout?: string;
+  sandbox?: string;
+  allowRead?: string[];
+  allowWrite?: string[];
+  /** false with --no-network. */
+  network?: boolean;
+  idleTimeout?: string;
+}
+
+/** The `sandbox` value of a new stdio server from `--sandbox`, `--allow-read/-write` and `--no-network`. */
+function sandboxEntry(opts: AddOptions): Raw['sandbox'] {
+  const mode = opts.sandbox;
+  if (mode !== undefined && !['on', 'off', 'required'].includes(mode))
+    throw new CliError(`--sandbox: expected on, off or required, got '${mode}'.`, 2);
+  const fence: Raw = {
+    ...(opts.allowRead?.length ? { read: opts.allowRead } : {}),
+    ...(opts.allowWrite?.length ? { write: opts.allowWrite } : {}),
+    ...(opts.network === false ? { network: false } : {}),
+    ...(mode === 'required' ? { required: true } : {}),
+  };
+  if (mode === 'off') {
+    if (Object.keys(fence).length)
+      throw new CliError(
+        '--sandbox off runs the server unfenced: drop --allow-read, --allow-write and --no-network.',
+        2,
+      );
+    return 'off';
+  }
+  return Object.keys(fence).length ? fence : undefined;
 }
 
 /** `mcp add NAME [-t stdio|http|sse] [-u URL] [-H K:V]... [-e K=V]... [--user] -- CMD ARGS...` */
@@ -63,7 +91,29 @@ export async function mcpAdd(name: string, command: string[], opts: AddOptions):
     if (command.length > 1) entry.args = command.slice(1);
     const env = pairs(opts.env ?? [], '=', '-e/--env', 'KEY=VALUE');
     if (Object.keys(env).length) entry.env = env;
+    const sandbox = sandboxEntry(opts);
+    if (sandbox !== undefined) entry.sandbox = sandbox;
+    if (opts.idleTimeout !== undefined) {
+      const ms = Number(opts.idleTimeout);
+      if (!Number.isInteger(ms) || ms < 0)
+        throw new CliError(
+          `--idle-timeout: expected milliseconds (0 or a positive integer), got '${opts.idleTimeout}'.`,
+          2,
+        );
+      entry.idle_timeout_ms = ms;
+    }
   } else {
+    if (
+      opts.sandbox !== undefined ||
+      opts.allowRead?.length ||
+      opts.allowWrite?.length ||
+      opts.network === false ||
+      opts.idleTimeout !== undefined
+    )
+      throw new CliError(
+        '--sandbox, --allow-read, --allow-write, --no-network and --idle-timeout are for a server Switchboard starts (a command after --), not a URL.',
+        2,
+      );
     entry.url = opts.url;
     if (transport === 'sse') entry.transport = 'sse';
     const headers = pairs(opts.header ?? [], ':', '-H/--header', 'Key: Value');
@@ -176,6 +226,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
             ...(live.rttMs !== undefined ? { rttMs: live.rttMs } : {}),
             ...(live.era ? { protocol: live.era === 'modern' ? '2026-07-28' : '2025' } : {}),
             ...(live.error ? { error: live.error } : {}),
+            ...(live.sandbox ? { sandbox: live.sandbox } : {}),
             ...(live.renamed.length ? { renamed: live.renamed } : {}),
           }
         : {}),
@@ -198,7 +249,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
     process.stdout.write('No MCP servers configured. Add one with: switchboard mcp add NAME -- COMMAND ARGS…\n');
     return;
   }
-  const head = ['name', 'scope', 'transport', 'target', ...(status ? ['status', 'tools', 'ms'] : [])];
+  const head = ['name', 'scope', 'transport', 'target', ...(status ? ['status', 'tools', 'ms', 'sandbox'] : [])];
   const table = makeTable(head);
   for (const r of rows) {
     const row = [
@@ -209,10 +260,16 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
     ];
     if (status) {
       const st = 'status' in r ? String(r.status) : '';
+      const sandbox = 'sandbox' in r ? String(r.sandbox) : '';
       row.push(
-        st === 'connected' ? colour().green(st) : st ? colour().red(`${st}${'error' in r ? `: ${r.error}` : ''}`) : '',
+        st === 'connected' || st === 'idle'
+          ? colour().green(st)
+          : st
+            ? colour().red(`${st}${'error' in r ? `: ${r.error}` : ''}`)
+            : '',
         'tools' in r ? String(r.tools) : '',
         'rttMs' in r ? String(r.rttMs) : '',
+        sandbox.startsWith('unfenced') ? colour().yellow(sandbox) : sandbox,
       );
     }
     table.push(row);

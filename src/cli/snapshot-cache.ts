@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { installedEntry } from '../config/agent-launch.ts';
 import { argv } from '../core/argv.ts';
 import { packageRoot } from '../core/module-loader.ts';
-import { minimalEnv, runProcess, startChild } from '../core/process.ts';
+import { minimalEnv, runProcess, startIndependent } from '../core/process.ts';
 
 /** A build that has not finished in this long is taken for dead, and its lock for stale. */
 const LOCK_STALE_MS = 5 * 60_000;
@@ -173,13 +173,11 @@ export function buildLaterIfMissing(env: NodeJS.ProcessEnv = process.env): void 
     if ((globalThis as Record<symbol, unknown>)[Symbol.for('switchboard.api')]) return; // started from one
     const slot = ownSlot(env);
     if (!slot || snapshotState(slot).ready || failedLately(slot) || existsSync(slot.lock)) return;
-    const child = startChild(
+    startIndependent(
       process.execPath,
       argv().nonOption(installedEntry()).flag('snapshot').flag('build').flag('--quiet').build(),
-      { detached: true, stdio: 'ignore', env: { ...env } },
+      { stdio: 'ignore', env: { ...env } },
     );
-    child.on('error', () => {});
-    child.unref();
   } catch {
     // The cache may be unwritable or the install read-only: Switchboard starts without a snapshot, as before.
   }

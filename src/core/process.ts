@@ -1,11 +1,13 @@
 // Every child process Switchboard starts is started here: an argument list built by core/argv.ts (never a shell
 // string built from input), a time limit, the call's AbortSignal, and its own process group so a cancel or timeout
-// kills the whole tree. test/core/process-starts.test.ts fails when a module elsewhere in src/ starts one.
+// kills the whole tree, and the reaper (core/reaper.ts) kills the group if the hub itself dies first.
+// test/core/process-starts.test.ts fails when a module elsewhere in src/ starts one.
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import spawn from 'cross-spawn';
 import { type Argv, argv } from './argv.ts';
 import { SwitchboardError } from './errors.ts';
+import { trackGroup, untrackGroup } from './reaper.ts';
 
 export interface RunOptions {
   /** Pass `ctx.signal`: cancelling the call (or its timeout) kills the process group. */
@@ -110,6 +112,7 @@ export async function runProcess(command: string, args: Argv, opts: RunOptions):
     stripFinalNewline: false,
   });
   // The group leader's pid names the group; kill the group, not just the leader, so grandchildren die too.
+  trackGroup(child.pid);
   const onAbort = () => killGroup(child.pid);
   opts.signal.addEventListener('abort', onAbort, { once: true });
   // Our own timer, not execa's: it must kill the group, or a grandchild holding the pipes keeps us waiting.
@@ -169,15 +172,55 @@ export async function runProcess(command: string, args: Argv, opts: RunOptions):
     opts.signal.removeEventListener('abort', onAbort);
     // A finished leader may leave children behind in its group; they belong to this call, so they go too.
     killGroup(child.pid);
+    untrackGroup(child.pid);
   }
 }
 
 /**
- * Start a long-lived child (an upstream stdio server, the Python script runner, a browser opener) with an argument
- * list built by core/argv.ts. cross-spawn, as the MCP SDK: Windows command shims resolve; never a shell.
+ * Start a long-lived child (an upstream stdio server, the Python script runner) with an argument list built by
+ * core/argv.ts, in a process group of its own that ends with it: when the child exits, what it left in its group is
+ * killed, and if the hub dies first the reaper kills the group. {@link killChildGroup} stops the whole tree.
+ * cross-spawn, as the MCP SDK: Windows command shims resolve; never a shell.
  */
-export function startChild(command: string, args: Argv, options: Omit<SpawnOptions, 'shell'>): ChildProcess {
-  return spawn(command, args, { ...options, shell: false });
+export function startChild(
+  command: string,
+  args: Argv,
+  options: Omit<SpawnOptions, 'shell' | 'detached'>,
+): ChildProcess {
+  // detached: a group (and session) of its own, so one signal reaches the server and what it started (npx → node).
+  const child = spawn(command, args, { ...options, shell: false, detached: process.platform !== 'win32' });
+  if (process.platform === 'win32') return child;
+  const pgid = child.pid;
+  trackGroup(pgid);
+  child.once('exit', () => {
+    killGroup(pgid);
+    untrackGroup(pgid);
+  });
+  return child;
+}
+
+/** Signal a child started by {@link startChild} and everything in its process group. */
+export function killChildGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (process.platform === 'win32' || !child.pid) {
+    child.kill(signal);
+    return;
+  }
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+
+/**
+ * Start a child meant to outlive the hub (a browser opened for a login, a background build of the start-up
+ * snapshot): its own session, not waited for, not reaped. Never for anything that runs a caller's work.
+ */
+export function startIndependent(command: string, args: Argv, options: Omit<SpawnOptions, 'shell' | 'detached'>) {
+  const child = spawn(command, args, { ...options, shell: false, detached: true });
+  child.on('error', () => {});
+  child.unref();
+  return child;
 }
 
 /** An execa line transform that hands each stdout line to `onLine` and keeps nothing. */

@@ -1,3 +1,5 @@
+// Over 400 lines on purpose: the connection's lifecycle is one state machine and reads best whole; its parts that
+// stand alone live beside it (idle-watch.ts, side-channel.ts, upstream-edges.ts, catalog.ts).
 // One upstream MCP server, supervised: connect through the official SDK client (stdio child, Streamable HTTP with
 // 2026-07-28 negotiation and 2025 fallback, or legacy SSE), list what it offers, restart it with backoff when it
 // goes away, and forward calls with progress, cancellation and per-server timeouts. The lifecycle is one state
@@ -22,14 +24,17 @@ import { version } from '../version.ts';
 import { CallLane } from './call-lane.ts';
 import { checkCallToolResult, UNCHECKED_RESULT } from './call-result.ts';
 import { type Catalog, listCatalog } from './catalog.ts';
+import { IdleWatch } from './idle-watch.ts';
 import { ConnectionLogin } from './oauth/connection-login.ts';
 import type { OAuthSession } from './oauth/session.ts';
 import type { ResolvedServer } from './server-spec.ts';
 import { type OnProgress, SideChannel } from './side-channel.ts';
+import type { FenceState } from './stdio-client-transport.ts';
 import { callError, describeConnectError, isSessionGone, openTransport } from './upstream-edges.ts';
 import { awaitUpstreamTask, upstreamTaskOf } from './upstream-task.ts';
 
-export type ConnectionStatus = 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped';
+/** `idle`: a stdio server stopped after `idle_timeout_ms` unused; its catalog stays listed and the next call starts it. */
+export type ConnectionStatus = 'connecting' | 'connected' | 'idle' | 'failed' | 'login_required' | 'stopped';
 
 export interface ConnectionEvents {
   /** A fresh listing arrived (first connect, reconnect, or a list_changed from the server). */
@@ -65,6 +70,8 @@ export class UpstreamConnection {
   rttMs?: number;
   /** How many times the server was (re)connected after the first time. */
   restarts = 0;
+  /** A fenced stdio server's fence at its last start: built, or why not (it then runs unfenced, with a warning). */
+  fence?: FenceState;
   /** The protocol era the SDK negotiated (`modern` = 2026-07-28, `legacy` = a 2025 server). */
   era?: 'modern' | 'legacy';
 
@@ -79,6 +86,8 @@ export class UpstreamConnection {
   private retryTimer?: NodeJS.Timeout;
   private attempt?: Promise<void>;
   private readonly waiters = new Set<() => void>();
+  /** Stops an unused stdio server after `idle_timeout_ms` (idle-watch.ts). */
+  private readonly idle: IdleWatch;
   /** The OAuth hooks: login checks, refusals, the poll for a new login (oauth/connection-login.ts). */
   private readonly login?: ConnectionLogin;
 
@@ -90,6 +99,9 @@ export class UpstreamConnection {
     readonly oauth?: OAuthSession,
   ) {
     this.side = new SideChannel(server.name);
+    this.idle = new IdleWatch(server.idleTimeoutMs ?? 0, () => {
+      if (this.status === 'connected' && !this.stopping) void this.rest();
+    });
     if (oauth) this.login = new ConnectionLogin(oauth, server.name);
   }
 
@@ -110,6 +122,7 @@ export class UpstreamConnection {
    */
   async ready(cancel?: CancelWatch): Promise<Client> {
     if (this.client && this.status === 'connected') return this.client;
+    if (this.status === 'idle') this.start();
     if (this.status === 'stopped')
       throw new SwitchboardError('UNAVAILABLE', `Upstream server '${this.name}' was removed or stopped.`, {
         server: this.name,
@@ -220,6 +233,15 @@ export class UpstreamConnection {
    * request sent once more; a closed connection is reported as such and the supervisor restarts the server.
    */
   private async forward<T>(request: string, cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
+    this.idle.begin();
+    try {
+      return await this.forwardNow(request, cancel, run);
+    } finally {
+      this.idle.end();
+    }
+  }
+
+  private async forwardNow<T>(request: string, cancel: CancelWatch, run: (client: Client) => Promise<T>): Promise<T> {
     const client = this.client && this.status === 'connected' ? this.client : await this.ready(cancel);
     try {
       return await run(client);
@@ -283,7 +305,11 @@ export class UpstreamConnection {
       return refused.status === 'failed'
         ? this.fail(refused.why, 'upstream login could not be read')
         : this.needLogin(refused.why);
-    const transport = openTransport(this.server, this.logger, this.oauth);
+    const transport = openTransport(this.server, this.logger, this.oauth, (fence) => {
+      if (!fence.fenced && this.fence?.fenced !== false)
+        this.logger.warn({ server: this.name, why: fence.why }, 'upstream server runs unfenced');
+      this.fence = fence;
+    });
     const started = performance.now();
     try {
       await client.connect(transport, { timeout: this.server.startupTimeoutMs });
@@ -304,6 +330,7 @@ export class UpstreamConnection {
       this.connectedAt = Date.now();
       this.lastError = undefined;
       client.onclose = () => this.closed(client);
+      this.idle.start();
       this.setStatus('connected');
       this.events.catalog(this);
     } catch (err) {
@@ -312,6 +339,17 @@ export class UpstreamConnection {
       if (why !== undefined) return this.needLogin(why);
       this.fail(describeConnectError(err, this.server), 'upstream server failed to connect');
     }
+  }
+
+  /** Stop the idle server's process; its catalog stays, and `ready` starts it again for the next request. */
+  private async rest(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.lane = undefined;
+    this.failures = 0;
+    this.logger.info({ server: this.name, idle_ms: this.server.idleTimeoutMs }, 'upstream server idle; stopped');
+    this.setStatus('idle');
+    await client?.close().catch(() => {});
   }
 
   private fail(why: string, log: string): void {
@@ -388,6 +426,7 @@ export class UpstreamConnection {
   /** Close the connection (and the child process) for good. */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.idle.stop();
     if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = undefined;
     this.login?.stop();

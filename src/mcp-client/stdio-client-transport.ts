@@ -23,7 +23,8 @@ import { getDefaultEnvironment, type StdioServerParameters } from '@modelcontext
 import { argv } from '../core/argv.ts';
 import { envelopeOf } from '../core/jsonrpc-envelope.ts';
 import { type LineSink, LineSplitter, type OversizedLine } from '../core/line-splitter.ts';
-import { startChild } from '../core/process.ts';
+import { killChildGroup, startChild } from '../core/process.ts';
+import { type Fence, fencedCommand, fenceRequired, sandboxTool } from '../core/sandbox.ts';
 import { isLaneAnswer } from './call-lane.ts';
 
 /**
@@ -97,6 +98,9 @@ class LaneReadBuffer implements LineSink {
   }
 }
 
+/** Whether a server meant to be fenced got its fence at its last start. */
+export type FenceState = { fenced: true } | { fenced: false; why: string };
+
 /** How long `close` waits for the child after closing its stdin, and again after SIGTERM (as the SDK does). */
 const EXIT_WAIT_MS = 2_000;
 
@@ -113,7 +117,16 @@ export class BatchingStdioClientTransport implements Transport {
   private scheduled = false;
   private waitingForDrain = false;
 
-  constructor(private readonly server: StdioServerParameters & { name: string; maxMessageBytes: number }) {
+  constructor(
+    private readonly server: StdioServerParameters & {
+      name: string;
+      maxMessageBytes: number;
+      /** Run the server inside this fence (core/sandbox.ts); absent: unfenced. */
+      fence?: Fence;
+      /** Told, at each start, whether the fence was built, and why not when it could not be (then it runs unfenced). */
+      onFence?: (state: FenceState) => void;
+    },
+  ) {
     this.reader = new LaneReadBuffer(server.name, server.maxMessageBytes);
     if (server.stderr === 'pipe' || server.stderr === 'overlapped') this.stderrStream = new PassThrough();
   }
@@ -121,21 +134,28 @@ export class BatchingStdioClientTransport implements Transport {
   /** Spawn the server (cross-spawn, as the SDK: Windows command shims resolve) with the SDK's default environment. */
   async start(): Promise<void> {
     if (this.child) throw new Error('BatchingStdioClientTransport already started: connect() starts it.');
-    const { command, args, env, cwd, stderr } = this.server;
+    const { env, cwd, stderr, fence } = this.server;
+    const childEnv = { ...getDefaultEnvironment(), ...env };
+    // The command and its words are the operator's (a configured server), passed as written.
+    let command = this.server.command;
+    let args = argv()
+      .operator(this.server.args ?? [])
+      .build();
+    if (fence) {
+      const tool = await sandboxTool();
+      if (tool.ok) {
+        ({ command, args } = fencedCommand(command, args, cwd ?? process.cwd(), fence, childEnv));
+        this.server.onFence?.({ fenced: true });
+      } else if (fence.required) throw fenceRequired(this.server.name, tool.why);
+      else this.server.onFence?.({ fenced: false, why: tool.why });
+    }
     await new Promise<void>((resolve, reject) => {
-      // The command and its words are the operator's (a configured server), passed as written.
-      const child = startChild(
-        command,
-        argv()
-          .operator(args ?? [])
-          .build(),
-        {
-          env: { ...getDefaultEnvironment(), ...env },
-          stdio: ['pipe', 'pipe', stderr ?? 'inherit'],
-          windowsHide: process.platform === 'win32',
-          ...(cwd ? { cwd } : {}),
-        },
-      );
+      const child = startChild(command, args, {
+        env: childEnv,
+        stdio: ['pipe', 'pipe', stderr ?? 'inherit'],
+        windowsHide: process.platform === 'win32',
+        ...(cwd ? { cwd } : {}),
+      });
       this.child = child;
       child.on('error', (error) => {
         reject(error);
@@ -210,7 +230,11 @@ export class BatchingStdioClientTransport implements Transport {
     }
   };
 
-  /** Close stdin and let the server exit; SIGTERM after 2 s, SIGKILL 2 s later (the SDK's shutdown). */
+  /**
+   * Close stdin and let the server exit; SIGTERM after 2 s, SIGKILL 2 s later (the SDK's shutdown), each to the
+   * server's whole process group (what `npx` started with it); what the server leaves in its group when it exits goes
+   * too (core/process.ts).
+   */
   async close(): Promise<void> {
     const child = this.child;
     this.child = undefined;
@@ -225,19 +249,10 @@ export class BatchingStdioClientTransport implements Transport {
       }
       await exitedOrWaited();
       if (child.exitCode === null) {
-        try {
-          child.kill('SIGTERM');
-        } catch {
-          // Already gone.
-        }
+        killChildGroup(child, 'SIGTERM');
         await exitedOrWaited();
       }
-      if (child.exitCode === null)
-        try {
-          child.kill('SIGKILL');
-        } catch {
-          // Already gone.
-        }
+      if (child.exitCode === null) killChildGroup(child, 'SIGKILL');
     }
     this.queue = [];
     this.reader.clear();

@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { CancelWatch } from '../core/cancellation.ts';
 import { SwitchboardError } from '../core/errors.ts';
 import type { ResolvedServer } from './server-spec.ts';
-import { BatchingStdioClientTransport, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
+import { BatchingStdioClientTransport, type FenceState, OVERSIZED_ANSWER } from './stdio-client-transport.ts';
 import { foldTaskAnswers } from './upstream-task.ts';
 
 /** The longest stderr line of a stdio server that is logged. */
@@ -25,11 +25,18 @@ const STDERR_LINE_MAX = 2000;
  * logs in with OAuth gets its login as the transport's provider; a 403 asking for a wider scope is thrown to us
  * (`onInsufficientScope: 'throw'`), since only a person can grant it.
  */
-export function openTransport(s: ResolvedServer, logger: Logger, authProvider?: OAuthClientProvider): Transport {
+export function openTransport(
+  s: ResolvedServer,
+  logger: Logger,
+  authProvider?: OAuthClientProvider,
+  onFence?: (state: FenceState) => void,
+): Transport {
   if (s.transport === 'stdio') {
     const t = new BatchingStdioClientTransport({
       name: s.name,
       maxMessageBytes: s.maxMessageBytes,
+      ...(s.fence ? { fence: s.fence } : {}),
+      ...(onFence ? { onFence } : {}),
       command: s.command as string,
       args: s.args,
       env: s.env,

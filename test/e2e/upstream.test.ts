@@ -69,8 +69,15 @@ describe('upstream servers through switchboard serve (stdio)', () => {
   });
 
   it('sends a client cancellation on to the upstream request', async () => {
-    const marks = join(project([]), 'marks.txt');
-    const dir = project([fixtureStdio('alpha', { env: { FIXTURE_NAME: 'alpha', FIXTURE_MARKS: marks } })]);
+    const marksDir = project([]);
+    const marks = join(marksDir, 'marks.txt');
+    // The server is fenced (the [sandbox] default): the folder it marks in is granted to it.
+    const dir = project([
+      fixtureStdio('alpha', {
+        env: { FIXTURE_NAME: 'alpha', FIXTURE_MARKS: marks },
+        sandbox: { write: [marksDir] },
+      }),
+    ]);
     const { client } = await connect(dir);
     await waitFor(async () => (await names(client)).includes('alpha__slow'), 10_000, 'alpha tools');
     const abort = new AbortController();

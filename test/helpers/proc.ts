@@ -1,5 +1,5 @@
 // Test helpers for child-process trees: whether a pid is still running, and the pid a fixture wrote to a file.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { until } from './until.ts';
 
 /** Running (a killed process whose parent died first may linger as a zombie until PID 1 reaps it). */
@@ -32,4 +32,56 @@ export async function gone(pid: number): Promise<boolean> {
     () => true,
     () => false,
   );
+}
+
+/** Field `index` of /proc/PID/stat after the command name (0: state, 1: ppid, 2: pgid), or undefined when gone. */
+function statField(pid: number, index: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[index];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every running process below `root` (children, theirs, …), whatever group or session they moved to. */
+export function descendants(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const ppid = Number(statField(Number(entry), 1));
+    if (!ppid) continue;
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+  }
+  const out: number[] = [];
+  const walk = (pid: number) => {
+    for (const child of children.get(pid) ?? []) {
+      if (alive(child)) out.push(child);
+      walk(child);
+    }
+  };
+  walk(root);
+  return out;
+}
+
+/** `pid state pgid cmdline` of each pid, to say what survived when a wait fails. */
+export function describeProcesses(pids: number[]): string {
+  return pids
+    .map((pid) => {
+      try {
+        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+        return `${pid} state=${statField(pid, 0)} pgid=${statField(pid, 2)} ${cmd}`;
+      } catch {
+        return `${pid} gone`;
+      }
+    })
+    .join('; ');
+}
+
+/** The command line of a running process ('' once it is gone). */
+export function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  } catch {
+    return '';
+  }
 }

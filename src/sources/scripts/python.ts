@@ -10,7 +10,7 @@ import type { Readable, Writable } from 'node:stream';
 import { argv } from '../../core/argv.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { packageRoot } from '../../core/module-loader.ts';
-import { runProcess, startChild } from '../../core/process.ts';
+import { killChildGroup, runProcess, startChild } from '../../core/process.ts';
 import type { StepSource } from './compiled.ts';
 import type { AutoFunctionContext, Step } from './steps.ts';
 
@@ -169,7 +169,7 @@ class RunnerProcess {
   /** Ask the runner to end the script and exit; kill it when it does not answer. */
   async close(): Promise<void> {
     if (this.failure || this.child.exitCode !== null) return;
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    const killer = setTimeout(() => killChildGroup(this.child, 'SIGKILL'), 2000);
     killer.unref();
     await this.request({ op: 'close' }).catch(() => {});
     clearTimeout(killer);

@@ -107,8 +107,14 @@ export const upstreamSource: Source = {
 function summarise(views: UpstreamView[]) {
   const active = views.filter((v) => v.status !== 'disabled');
   if (active.length === 0) return { status: 'healthy' as const, detail: 'no upstream servers configured' };
-  const down = active.filter((v) => v.status !== 'connected');
-  if (down.length === 0) return { status: 'healthy' as const, detail: `${active.length} connected` };
+  // An idle server was stopped on purpose (idle_timeout_ms) and starts on the next call.
+  const down = active.filter((v) => v.status !== 'connected' && v.status !== 'idle');
+  const idle = active.filter((v) => v.status === 'idle').length;
+  if (down.length === 0)
+    return {
+      status: 'healthy' as const,
+      detail: `${active.length - idle} connected${idle ? `, ${idle} idle` : ''}`,
+    };
   return {
     status: 'degraded' as const,
     detail: down.map((v) => `${v.name} ${v.status}${v.error ? ` (${v.error})` : ''}`).join('; '),

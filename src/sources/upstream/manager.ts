@@ -21,7 +21,7 @@ import { Breakers } from '../../policy/breaker.ts';
 import type { SourceContext } from '../index.ts';
 import { planNames, type ServerNames } from './naming.ts';
 import { OAuthPool } from './oauth-pool.ts';
-import { resolveServer } from './resolve.ts';
+import { resolveServer, serverDefaults } from './resolve.ts';
 import { connectedView, inactiveView, type UpstreamView } from './views.ts';
 
 const CACHE_NAMESPACE = 'upstream.catalog';
@@ -78,13 +78,13 @@ export class UpstreamManager {
   async apply(servers: ServerConfig[]): Promise<void> {
     const wanted = new Map<string, ResolvedServer>();
     const nextInactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
-    const stdioMaxMessageBytes = this.services.config.get().stdio.max_message_bytes;
+    const defaults = serverDefaults(this.services.config.get(), this.services.projectDir, this.ctx.env);
     for (const cfg of servers) {
       if (!cfg.enabled) {
         nextInactive.set(cfg.name, { status: 'disabled' });
         continue;
       }
-      const r = resolveServer(cfg, this.ctx.env, this.services.projectDir, stdioMaxMessageBytes);
+      const r = resolveServer(cfg, this.ctx.env, this.services.projectDir, defaults);
       if (r.ok) wanted.set(cfg.name, r.server);
       else {
         nextInactive.set(cfg.name, { status: 'invalid', error: r.message });

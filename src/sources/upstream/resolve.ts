@@ -1,26 +1,87 @@
 // Turn one `[[servers]]` entry into what a connection needs: variables expanded per server (a missing one fails
 // that server alone, naming the server and field), the transport decided, and a fingerprint to spot changes.
 import { createHash } from 'node:crypto';
-import { isAbsolute, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { isAbsolute, join, resolve } from 'node:path';
 import { expandString } from '../../config/load.ts';
-import type { ServerConfig } from '../../config/schema.ts';
+import type { Config, ServerConfig } from '../../config/schema.ts';
+import type { Fence } from '../../core/sandbox.ts';
 import type { ResolvedServer, UpstreamTransport } from '../../mcp-client/server-spec.ts';
+
+/** What a server entry falls back on: the `[stdio]` and `[sandbox]` defaults, and the hub folders a fence guards. */
+export interface ServerDefaults {
+  maxMessageBytes: number;
+  idleTimeoutMs: number;
+  sandbox: Config['sandbox'];
+  /** The hub's own state (hidden from fenced servers) and the folders that decide what it runs (read-only). */
+  hubDirs: { hide: string[]; protect: string[] };
+}
+
+/** The defaults of `config` for servers of the project in `projectDir`. */
+export function serverDefaults(config: Config, projectDir: string, env: NodeJS.ProcessEnv): ServerDefaults {
+  return {
+    maxMessageBytes: config.stdio.max_message_bytes,
+    idleTimeoutMs: config.stdio.idle_timeout_ms,
+    sandbox: config.sandbox,
+    hubDirs: {
+      hide: [
+        join(projectDir, '.switchboard'),
+        env.SWITCHBOARD_HOME ? resolve(projectDir, env.SWITCHBOARD_HOME) : join(env.HOME ?? homedir(), '.switchboard'),
+      ],
+      protect: [...config.plugins.paths, ...config.handlers.paths].map((p) => resolve(projectDir, p)),
+    },
+  };
+}
+
+/** `~/x` is under the user's home, a relative path under the project; variables are expanded first. */
+function fencePath(path: string, projectDir: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME ?? homedir();
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(projectDir, path);
+}
+
+/** The fence of one stdio server: its entry's `sandbox` over the `[sandbox]` default; undefined when off. */
+function fenceOf(
+  cfg: ServerConfig,
+  defaults: ServerDefaults,
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+  expand: (v: string, path: string) => string,
+): Fence | undefined {
+  const own = cfg.sandbox;
+  if (own === 'off') return undefined;
+  const base = defaults.sandbox;
+  if (!base.enabled && own === undefined) return undefined;
+  const paths = (list: string[] | undefined, key: string) =>
+    (list ?? []).map((p, i) => fencePath(expand(p, `${key}[${i}]`), projectDir, env));
+  const project = createHash('sha256').update(projectDir).digest('hex').slice(0, 8);
+  const cache = env.XDG_CACHE_HOME ?? join(env.HOME ?? homedir(), '.cache');
+  return {
+    read: [...paths(base.read, 'sandbox.read'), ...paths(own?.read, 'sandbox.read')],
+    write: [...paths(base.write, 'sandbox.write'), ...paths(own?.write, 'sandbox.write')],
+    network: own?.network ?? base.network ?? true,
+    required: own?.required ?? base.required ?? false,
+    hide: defaults.hubDirs.hide,
+    protect: defaults.hubDirs.protect,
+    home: join(cache, 'switchboard', 'fenced-homes', `${cfg.name}-${project}`),
+  };
+}
 
 export type Resolution = { ok: true; server: ResolvedServer } | { ok: false; message: string };
 
 /**
- * Expand and check one server entry; `stdioMaxMessageBytes` (`[stdio] max_message_bytes`) applies unless the entry
- * sets its own `max_message_bytes`.
+ * Expand and check one server entry; `defaults` (from {@link serverDefaults}) apply where the entry sets nothing.
  *
  * @example
- * const r = resolveServer(config.servers[0], process.env, '/repo', config.stdio.max_message_bytes);
+ * const r = resolveServer(config.servers[0], process.env, '/repo', serverDefaults(config, '/repo', process.env));
  * if (!r.ok) log(r.message); // "server 'tickets': headers.Authorization: environment variable TICKETS_TOKEN is not set …"
  */
 export function resolveServer(
   cfg: ServerConfig,
   env: NodeJS.ProcessEnv,
   projectDir: string,
-  stdioMaxMessageBytes: number,
+  defaults: ServerDefaults,
 ): Resolution {
   const field = (path: string) => `server '${cfg.name}': ${path}`;
   try {
@@ -54,7 +115,13 @@ export function resolveServer(
       headers: expandMap(cfg.headers, 'headers'),
       timeoutMs: cfg.timeout_ms,
       startupTimeoutMs: cfg.startup_timeout_ms,
-      maxMessageBytes: cfg.max_message_bytes ?? stdioMaxMessageBytes,
+      maxMessageBytes: cfg.max_message_bytes ?? defaults.maxMessageBytes,
+      ...(transport === 'stdio'
+        ? (() => {
+            const fence = fenceOf(cfg, defaults, projectDir, env, expand);
+            return { idleTimeoutMs: cfg.idle_timeout_ms ?? defaults.idleTimeoutMs, ...(fence ? { fence } : {}) };
+          })()
+        : {}),
       allow: cfg.tools.allow,
       deny: cfg.tools.deny,
       roles: cfg.roles,

@@ -8,7 +8,7 @@ import type { ServerNames } from './naming.ts';
 export interface UpstreamView {
   name: string;
   transport?: string;
-  status: 'connecting' | 'connected' | 'failed' | 'login_required' | 'stopped' | 'disabled' | 'invalid';
+  status: 'connecting' | 'connected' | 'idle' | 'failed' | 'login_required' | 'stopped' | 'disabled' | 'invalid';
   error?: string;
   tools: number;
   /** True while the tools shown come from the cache of an earlier run (not yet listed by this process). */
@@ -17,6 +17,11 @@ export interface UpstreamView {
   /** `modern`: the server speaks 2026-07-28 (stateless); `legacy`: a 2025-era server (initialize, sessions). */
   era?: 'modern' | 'legacy';
   restarts: number;
+  /**
+   * A stdio server's fence: `fenced` (`, no network`), `off` (configured unfenced), or `unfenced: WHY` when the fence
+   * could not be built (no bubblewrap, not Linux) and the server runs without it.
+   */
+  sandbox?: string;
   domain?: string;
   renamed: Array<{ from: string; to: string; reason: string }>;
   filtered: string[];
@@ -39,6 +44,7 @@ export function connectedView(
     ...(conn.rttMs !== undefined ? { rttMs: conn.rttMs } : {}),
     ...(conn.era && conn.status === 'connected' ? { era: conn.era } : {}),
     restarts: conn.restarts,
+    ...(conn.server.transport === 'stdio' ? { sandbox: fenceLabel(conn) } : {}),
     ...(names ? { domain: names.domain } : {}),
     renamed: [
       ...(names?.domainReason ? [{ from: name, to: names.domain, reason: names.domainReason }] : []),
@@ -48,6 +54,13 @@ export function connectedView(
     ],
     filtered: names?.filtered ?? [],
   };
+}
+
+function fenceLabel(conn: UpstreamConnection): string {
+  const fence = conn.server.fence;
+  if (!fence) return 'off';
+  if (conn.fence && !conn.fence.fenced) return `unfenced: ${conn.fence.why}`;
+  return fence.network ? 'fenced' : 'fenced, no network';
 }
 
 /** A server that is configured but cannot run. */

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { closeAfterEach } from '../../helpers/close-after-each.ts';
 import { type FakeAnthropic, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
 import type { TestHub } from '../../helpers/hub.ts';
+import { describeProcesses } from '../../helpers/proc.ts';
 import { until } from '../../helpers/until.ts';
 import { agentHub } from './agent-hub.ts';
 
@@ -29,21 +30,6 @@ function processesWith(needle: string): number[] {
     }
   }
   return out;
-}
-
-/** `pid state pgid cmdline` of each pid, to say what survived when a wait fails. */
-function describeProcesses(pids: number[]): string {
-  return pids
-    .map((pid) => {
-      try {
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-        const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-        return `${pid} state=${stat[0]} pgid=${stat[2]} ${cmd}`;
-      } catch {
-        return `${pid} gone`;
-      }
-    })
-    .join('; ');
 }
 
 describe('claude-cli provider (real claude binary)', () => {

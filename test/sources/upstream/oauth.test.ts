@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import Database from 'better-sqlite3';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config/load.ts';
 import type { Principal } from '../../../src/core/context.ts';
 import { login } from '../../../src/mcp-client/oauth/login.ts';
 import { migrateLoginKeys, principalOptionKey } from '../../../src/mcp-client/oauth/login-keys.ts';
@@ -16,7 +17,7 @@ import type { ResolvedServer } from '../../../src/mcp-client/server-spec.ts';
 import { generateToken, hashToken } from '../../../src/policy/tokens.ts';
 import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
-import { resolveServer } from '../../../src/sources/upstream/resolve.ts';
+import { resolveServer, serverDefaults } from '../../../src/sources/upstream/resolve.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import {
   type AuthServer,
@@ -43,7 +44,12 @@ const env = (hub: TestHub) => ({ ...process.env, SWITCHBOARD_HOME: join(hub.dir,
 
 function serverOf(hub: TestHub, name = 'notes'): ResolvedServer {
   const cfg = hub.services.config.get().servers.find((s) => s.name === name);
-  const r = resolveServer(cfg as never, process.env, hub.dir, 1 << 20);
+  const r = resolveServer(
+    cfg as never,
+    process.env,
+    hub.dir,
+    serverDefaults(loadConfig(hub.dir, process.env).config, hub.dir, process.env),
+  );
   if (!r.ok) throw new Error(r.message);
   return r.server;
 }
