@@ -140,15 +140,22 @@ export function fencedCommand(
   a.flag('--proc').nonOption('/proc').flag('--dev').nonOption('/dev').flag('--tmpfs').nonOption('/tmp');
   // DNS: /etc/resolv.conf may point into /run (systemd-resolved), which is otherwise not visible.
   if (fence.network) for (const real of realPaths(['/etc/resolv.conf'])) if (!underSystem(real)) bindRo(a, real);
-  // Programs on PATH outside the system folders (nvm's node, ~/.cargo/bin, pyenv shims), with their prefix.
-  const pathDirs = (env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
-  const programs = [...pathDirs, dirname(process.execPath)].map((d) => (d.endsWith('/bin') ? dirname(d) : d));
-  // The server's own files: the command and any argument that is an existing absolute path, with their package.
-  const own = [command, ...args].filter((w) => w.startsWith('/') && existsSync(w)).map(packageRootOf);
+  // Programs on PATH outside the system folders (~/.cargo/bin, nvm's node): each folder itself, never its parent,
+  // which may hold credentials (~/.cargo/credentials.toml); node's own prefix (its npm), and the server's own files —
+  // the command as found on PATH and any argument that is an existing absolute path — with their package.
   const home = env.HOME;
+  const pathDirs = (env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
+  const nodePrefix = dirname(dirname(realPaths([process.execPath])[0] ?? process.execPath));
+  const found = command.includes('/') ? command : pathDirs.map((d) => join(d, command)).find((f) => existsSync(f));
+  const own = [found, ...args]
+    .filter((w): w is string => w?.startsWith('/') === true && existsSync(w))
+    .map((w) => packageRootOf(realPaths([w])[0] ?? w));
+  // A folder that holds the user's home (or is it) is never bound whole by these rules.
+  const safe = (p: string) => p !== '/' && !(home && isInside(p, home));
   mkdirSync(fence.home, { recursive: true });
   if (home) a.flag('--bind').nonOption(fence.home).nonOption(home);
-  for (const p of realPaths([...programs, ...own, ...fence.read])) if (!underSystem(p)) bindRo(a, p);
+  for (const p of realPaths([...pathDirs, nodePrefix, ...own]).filter(safe)) if (!underSystem(p)) bindRo(a, p);
+  for (const p of realPaths(fence.read)) if (!underSystem(p)) bindRo(a, p);
   for (const p of realPaths([cwd, ...fence.write])) a.flag('--bind').nonOption(p).nonOption(p);
   // Inside what is bound: the hub's state is hidden, the folders that decide what it runs are read-only.
   const bound = realPaths([cwd, ...fence.write, ...fence.read, ...own]);
