@@ -73,7 +73,7 @@ export function detectServers(cwd: string, env: NodeJS.ProcessEnv = process.env)
   return { servers, notImported, connected: [...connected], unreadable };
 }
 
-const onPath = (command: string, env: NodeJS.ProcessEnv) =>
+export const onPath = (command: string, env: NodeJS.ProcessEnv = process.env) =>
   (env.PATH ?? '')
     .split(delimiter)
     .filter(Boolean)

@@ -17,6 +17,8 @@ export interface InitFlags {
   scope?: string;
   /** Install writes `npx -y switchboard-mcp` instead of this install's absolute path. */
   npx?: boolean;
+  /** `--from-registry NAME[@VERSION]` (repeatable): servers to add from the MCP registry, withheld until approved. */
+  fromRegistry?: string[];
 }
 
 /** A decision: what to do, or `ask` (a terminal and no flag that settles it). */

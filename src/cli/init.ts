@@ -117,6 +117,8 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
     for (const line of secretVariablesNote(moved, relative(cwd, scopeFile('project', cwd)))) say(line);
   }
 
+  if (flags.fromRegistry?.length) await addRegistryServers(cwd, flags.fromRegistry);
+
   const detected = detectAgents(cwd);
   const detectedNames = detected.map((d) => d.agent);
   say(
@@ -141,6 +143,18 @@ export async function init(flags: InitFlags & { cwd: string }): Promise<void> {
 
   const unconnected = detectedNames.filter((a) => !(connected as string[]).includes(a) && !toInstall.includes(a));
   nextSteps({ interactive, fresh, toImport, imported, unconnected });
+}
+
+/** `--from-registry`: each added as `mcp add --from-registry` would; one that cannot be is said, and init goes on. */
+async function addRegistryServers(cwd: string, specs: string[]): Promise<void> {
+  const { addFromRegistry } = await import('./registry.ts');
+  say(`\nFrom the MCP registry:`);
+  for (const spec of specs)
+    try {
+      for (const line of await addFromRegistry(spec, { cwd, scope: 'project' })) say(`  ${line}`);
+    } catch (err) {
+      say(`  ${pc.yellow('not added')} ${spec}: ${(err as Error).message}`);
+    }
 }
 
 function nextSteps(s: {

@@ -198,11 +198,26 @@ export function buildProgram(): Command {
     .option('--idle-timeout <ms>', 'stop the stdio server after this long unused (0: never; default [stdio])')
     .option('--user', 'add to the user scope (~/.switchboard/config.toml) instead of the project')
     .option('--scope <scope>', 'project (default) or user')
+    .option(
+      '--from-registry',
+      'NAME is a registry name, NAME[@VERSION]: install it from the MCP registry ([registry] url)',
+    )
+    .option('--name <local>', 'with --from-registry: the server name here (default: the last part of NAME)')
+    .option('--package <kind>', 'with --from-registry: npm, pypi, oci or remote (default: the first that runs here)')
+    .option('--refresh', 'with --from-registry: ask the registry, not its cached answer')
     .addHelpText(
       'after',
-      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add notes --no-network --allow-read ~/notes -- npx -y @modelcontextprotocol/server-memory\n  switchboard mcp add tickets -u https://tickets.example.org/mcp -H "Authorization: Bearer ${TICKETS_TOKEN}"\n  switchboard mcp add archive -t sse -u https://archive.example.org/sse --user',
+      '\nExamples:\n  switchboard mcp add filesystem -- npx -y @modelcontextprotocol/server-filesystem /srv/docs\n  switchboard mcp add notes --no-network --allow-read ~/notes -- npx -y @modelcontextprotocol/server-memory\n  switchboard mcp add tickets -u https://tickets.example.org/mcp -H "Authorization: Bearer ${TICKETS_TOKEN}"\n  switchboard mcp add archive -t sse -u https://archive.example.org/sse --user\n  switchboard mcp add --from-registry io.github.user/weather@1.4.0',
     )
     .action(async (name, command, o) => (await cmd.mcp()).mcpAdd(name, command, { cwd: cwd(), ...o }));
+  mcp
+    .command('search')
+    .description('Search the MCP registry ([registry] url) for servers whose name or description has every word.')
+    .argument('<words...>', 'what to look for')
+    .option('--limit <n>', 'at most n servers (1-100, default 20)')
+    .option('--refresh', 'ask the registry, not its cached answer')
+    .option('--json', 'print JSON')
+    .action(async (words, o) => (await import('./registry.ts')).mcpSearch(words, { cwd: cwd(), ...o }));
   mcp
     .command('remove')
     .description('Remove a server from its scope.')
@@ -328,6 +343,11 @@ export function buildProgram(): Command {
     .option('--install <agents>', "connect agents: 'detected', 'none' or agents (claude-code,codex,gemini)")
     .option('--no-install', 'connect no agent')
     .option('--scope <scope>', 'where install writes the agents’ config: project (default) or user')
+    .option(
+      '--from-registry <name>',
+      'add NAME[@VERSION] from the MCP registry, withheld until approved (repeatable; find names with mcp search)',
+      collect,
+    )
     .option(
       '--npx',
       'write `npx -y switchboard-mcp` (the package name, for a config file a team shares) instead of this install’s absolute path',

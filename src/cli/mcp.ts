@@ -33,6 +33,12 @@ export interface AddOptions {
   header?: string[];
   env?: string[];
   timeout?: string;
+  /** NAME is a registry name (`NAME[@VERSION]`): src/cli/registry.ts writes the entry. */
+  fromRegistry?: boolean;
+  /** With --from-registry: the [[servers]] name, the kind of package, and whether to bypass the cache. */
+  name?: string;
+  package?: string;
+  refresh?: boolean;
   sandbox?: string;
   allowRead?: string[];
   allowWrite?: string[];
@@ -63,9 +69,34 @@ function sandboxEntry(opts: AddOptions): Raw['sandbox'] {
   return Object.keys(fence).length ? fence : undefined;
 }
 
+/** The `sandbox` and `idle_timeout_ms` keys of a new stdio server, from the flags (none given: none). */
+export function stdioSettings(opts: AddOptions): Raw {
+  const out: Raw = {};
+  const sandbox = sandboxEntry(opts);
+  if (sandbox !== undefined) out.sandbox = sandbox;
+  if (opts.idleTimeout !== undefined) {
+    const ms = Number(opts.idleTimeout);
+    if (!Number.isInteger(ms) || ms < 0)
+      throw new CliError(
+        `--idle-timeout: expected milliseconds (0 or a positive integer), got '${opts.idleTimeout}'.`,
+        2,
+      );
+    out.idle_timeout_ms = ms;
+  }
+  return out;
+}
+
 /** `mcp add NAME [-t stdio|http|sse] [-u URL] [-H K:V]... [-e K=V]... [--user] -- CMD ARGS...` */
 export async function mcpAdd(name: string, command: string[], opts: AddOptions): Promise<void> {
   const scope = opts.user ? 'user' : (parseScope(opts.scope) ?? 'project');
+  if (opts.fromRegistry)
+    return (await import('./registry.ts')).mcpAddFromRegistry(name, command, {
+      ...opts,
+      scope,
+      stdio: stdioSettings(opts),
+    });
+  if (opts.name !== undefined || opts.package !== undefined || opts.refresh)
+    throw new CliError('--name, --package and --refresh go with --from-registry.', 2);
   const transport = opts.transport;
   if (transport !== undefined && !['stdio', 'http', 'sse'].includes(transport))
     throw new CliError(`-t/--transport: expected stdio, http or sse, got '${transport}'.`, 2);
@@ -91,25 +122,9 @@ export async function mcpAdd(name: string, command: string[], opts: AddOptions):
     if (command.length > 1) entry.args = command.slice(1);
     const env = pairs(opts.env ?? [], '=', '-e/--env', 'KEY=VALUE');
     if (Object.keys(env).length) entry.env = env;
-    const sandbox = sandboxEntry(opts);
-    if (sandbox !== undefined) entry.sandbox = sandbox;
-    if (opts.idleTimeout !== undefined) {
-      const ms = Number(opts.idleTimeout);
-      if (!Number.isInteger(ms) || ms < 0)
-        throw new CliError(
-          `--idle-timeout: expected milliseconds (0 or a positive integer), got '${opts.idleTimeout}'.`,
-          2,
-        );
-      entry.idle_timeout_ms = ms;
-    }
+    Object.assign(entry, stdioSettings(opts));
   } else {
-    if (
-      opts.sandbox !== undefined ||
-      opts.allowRead?.length ||
-      opts.allowWrite?.length ||
-      opts.network === false ||
-      opts.idleTimeout !== undefined
-    )
+    if (Object.keys(stdioSettings(opts)).length)
       throw new CliError(
         '--sandbox, --allow-read, --allow-write, --no-network and --idle-timeout are for a server Switchboard starts (a command after --), not a URL.',
         2,

@@ -36,6 +36,55 @@ describe('switchboard mcp', () => {
     ]);
   });
 
+  it('writes a stdio server’s fence and idle timeout from --sandbox, --allow-*, --no-network and --idle-timeout', async () => {
+    const dir = tempProject();
+    const fenced = await run(dir, [
+      'mcp',
+      'add',
+      'notes',
+      '--no-network',
+      '--allow-read',
+      '~/notes',
+      '--allow-write',
+      'out',
+      '--sandbox',
+      'required',
+      '--idle-timeout',
+      '60000',
+      '--',
+      'npx',
+      '-y',
+      'notes-server',
+    ]);
+    expect(fenced.code).toBe(0);
+    expect((await run(dir, ['mcp', 'add', 'legacy', '--sandbox', 'off', '--', 'legacy-server'])).code).toBe(0);
+    expect(servers(projectFile(dir))).toEqual([
+      {
+        name: 'notes',
+        command: 'npx',
+        args: ['-y', 'notes-server'],
+        sandbox: { read: ['~/notes'], write: ['out'], network: false, required: true },
+        idle_timeout_ms: 60000,
+      },
+      { name: 'legacy', command: 'legacy-server', sandbox: 'off' },
+    ]);
+    const bad = [
+      [['--sandbox', 'maybe', '--', 'x'], /--sandbox: expected on, off or required, got 'maybe'/],
+      [['--sandbox', 'off', '--no-network', '--', 'x'], /--sandbox off runs the server unfenced: drop/],
+      [
+        ['-u', 'https://h.example/mcp', '--no-network'],
+        /are for a server Switchboard starts \(a command after --\), not a URL/,
+      ],
+      [['--idle-timeout', 'soon', '--', 'x'], /--idle-timeout: expected milliseconds/],
+    ] as const;
+    for (const [args, message] of bad) {
+      const out = await run(dir, ['mcp', 'add', 'bad', ...args]);
+      expect(out.code).toBe(2);
+      expect(out.stderr).toMatch(message);
+    }
+    expect(servers(projectFile(dir)).map((s) => s.name)).toEqual(['notes', 'legacy']);
+  });
+
   it('says what is wrong with an add, and changes nothing', async () => {
     const dir = tempProject();
     await run(dir, ['mcp', 'add', 'x', '--', 'node', 'a.js']);

@@ -19,3 +19,10 @@ export function original(project: string, ...parts: string[]): string {
     throw new Error(`${path} is missing: the originals' data files are expected in ${SHARED}/originals`);
   return path;
 }
+
+/** The path of a public data set's file in `../shared/datasets`, e.g. `dataset('mcp-registry', 'seed_2025_05_16.json')`. */
+export function dataset(...parts: string[]): string {
+  const path = join(SHARED, 'datasets', ...parts);
+  if (!existsSync(path)) throw new Error(`${path} is missing: the data sets are expected in ${SHARED}/datasets`);
+  return path;
+}
