@@ -42,12 +42,13 @@ function relayed() {
   });
 }
 
-function proxied(nodeFlags = [], bin = BIN) {
+/** Switchboard proxying the bare server; `unfenced`: with `sandbox = "off"` (by default it runs in bubblewrap). */
+function proxied(nodeFlags = [], bin = BIN, unfenced = false) {
   const dir = tempProject();
   mkdirSync(join(dir, '.switchboard'), { recursive: true });
   writeFileSync(
     join(dir, '.switchboard/config.toml'),
-    `[[servers]]\nname = "up"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(BARE)}, "stdio"]\n`,
+    `[[servers]]\nname = "up"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(BARE)}, "stdio"]\n${unfenced ? 'sandbox = "off"\n' : ''}`,
   );
   return new StdioDriver({
     command: process.execPath,
@@ -247,11 +248,12 @@ if (argv.includes('--profile')) {
   process.exit(0);
 }
 
-const rows = { direct: [], relay: [], proxied: [], against: [] };
+const rows = { direct: [], relay: [], proxied: [], unfenced: [], against: [] };
 const paths = [
   ['direct', direct],
   ['relay', relayed],
   ['proxied', proxied],
+  ['unfenced', () => proxied([], BIN, true)],
   ...(AGAINST ? [['against', () => proxied([], join(AGAINST, 'bin/switchboard.js'))]] : []),
 ];
 for (let r = 0; r < ROUNDS; r++) {
@@ -283,7 +285,8 @@ console.log(`| direct (bare SDK echo over stdio) | ${fmt(d.p50)} | ${fmt(d.p99)}
 const line = (label, x) =>
   console.log(`| ${label} | ${fmt(x.p50)} | ${fmt(x.p99)} | ${fmt(x.rps)} | ${fmt(x.cpu)} / ${fmt(x.seqCpu)} |`);
 line('through a byte relay (floor, `bench/relay-floor.mjs`)', summary(rows.relay));
-line('through Switchboard (`up__echo`)', p);
+line('through Switchboard (`up__echo`, server fenced by bubblewrap: the default)', p);
+line('through Switchboard, server unfenced (`sandbox = "off"`)', summary(rows.unfenced));
 if (AGAINST) line(`through ${AGAINST} (baseline)`, summary(rows.against));
 const added = p.p50 - d.p50;
 const share = p.rps / d.rps;
@@ -296,6 +299,6 @@ const show = (x, base) =>
 for (let r = 0; r < ROUNDS; r++) {
   const x = rows.direct[r];
   console.log(
-    `round ${r + 1}: direct ${fmt(x.p50)} µs ${fmt(x.rps)}/s · relay ${show(rows.relay[r], x)} · proxied ${show(rows.proxied[r], x)}${AGAINST ? ` · baseline ${show(rows.against[r], x)}` : ''}`,
+    `round ${r + 1}: direct ${fmt(x.p50)} µs ${fmt(x.rps)}/s · relay ${show(rows.relay[r], x)} · proxied ${show(rows.proxied[r], x)} · unfenced ${show(rows.unfenced[r], x)}${AGAINST ? ` · baseline ${show(rows.against[r], x)}` : ''}`,
   );
 }
