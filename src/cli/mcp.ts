@@ -243,6 +243,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
             ...(live.error ? { error: live.error } : {}),
             ...(live.sandbox ? { sandbox: live.sandbox } : {}),
             ...(live.renamed.length ? { renamed: live.renamed } : {}),
+            ...(live.withheld ? { withheld: live.withheld } : {}),
           }
         : {}),
       ...(probed && s.entry.oauth && !s.shadowed
@@ -313,6 +314,11 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
         `${colour().yellow('login')} ${r.name}: the server asks for credentials (HTTP 401); if it logs in with OAuth, run: switchboard mcp login ${r.name} (it adds oauth = {} to the entry)\n`,
       );
   for (const r of rows)
+    if ('withheld' in r && r.withheld)
+      process.stdout.write(
+        `${colour().yellow('withheld')} ${r.name}: ${r.withheld} tool definition(s) new or changed since approved, not shown to clients — review: switchboard mcp approve ${r.name}\n`,
+      );
+  for (const r of rows)
     for (const x of ('renamed' in r ? r.renamed : undefined) ?? [])
       process.stdout.write(`${colour().yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
 }
@@ -328,6 +334,8 @@ async function probe(cwd: string) {
   try {
     await hub.ready();
     const running = hub.sources.get('upstream') as import('../sources/upstream/index.ts').RunningUpstream | undefined;
+    // What the servers just listed is kept against their pins before their withheld counts are read.
+    await running?.manager()?.settled();
     return {
       views: new Map((running?.manager()?.views() ?? []).map((v) => [v.name, v])),
       // Who is logged in where, from the store (the sealed tokens stay sealed: only state, scope and expiry).

@@ -164,6 +164,11 @@ export interface Services {
    * Set once the hub has started its sources.
    */
   catalogReady?: () => Promise<void>;
+  /**
+   * Why a name no capability has is still worth explaining: a tool an upstream server offers but that is withheld
+   * until an operator approves its definition (src/sources/upstream/pins.ts). Set by the upstream source.
+   */
+  withheld?: (name: string, principal: Principal) => ErrorInfo | undefined;
   /** Starts the spans exported over OTLP; present only when telemetry is on (src/observe/telemetry.ts). */
   tracer?: Tracer;
 }

@@ -253,6 +253,8 @@ function notVisible(principal: Principal, name: string, entry: Entry | undefined
     };
   const broken = entry ? undefined : problems.forTool(name);
   if (broken) return notLoaded(name, broken);
+  const held = entry ? undefined : services.withheld?.(name, principal);
+  if (held) return held;
   return unknownTool(name, nearestVisible(registry, principal, name), profile?.name);
 }
 

@@ -39,6 +39,7 @@ const STARTS: Record<string, { runProcess?: number; startChild?: number; startIn
   'sources/plugins/targets.ts': { runProcess: 1, words: "sh -c -- the manifest's dir_test" },
   'mcp-client/stdio-client-transport.ts': { startChild: 1, words: "the configured server's command and args" },
   'core/load-problems.ts': { runProcess: 1, words: 'ours: node --check on a module that failed to load' },
+  'core/sandbox.ts': { runProcess: 1, words: 'ours: the bubblewrap probe (bwrap … true)' },
   'cli/mcp-login.ts': { startIndependent: 1, words: 'the browser opener on an http(s) URL' },
   'cli/snapshot-cache.ts': {
     runProcess: 1,

@@ -64,6 +64,11 @@ export const upstreamSource: Source = {
         await applying;
         return true;
       },
+      pending: (name) => manager?.pending(name) ?? [],
+      approve: async (name, tools, by) => {
+        await applying;
+        return manager?.approve(name, tools, by);
+      },
     });
     const added = ctx.services.registry.add({ ...(tool as Capability), source: 'upstream' });
     if (!added.ok) logger.error(added.message);
@@ -73,6 +78,7 @@ export const upstreamSource: Source = {
       unsubscribeContributions();
     };
     health.register('upstream', () => summarise(manager?.views() ?? []));
+    ctx.services.withheld = (name, principal) => manager?.withheldTool(name, principal);
     const report = () => {
       const count = wanted().length;
       ctx.services.features.set({
@@ -97,6 +103,7 @@ export const upstreamSource: Source = {
         unsubscribe();
         for (const u of unsubscribeReport) u();
         ctx.services.registry.remove(tool.name);
+        ctx.services.withheld = undefined;
         await applying;
         await manager?.stop();
       },

@@ -2,16 +2,17 @@
 // cached in the Store (so `tools/list` answers at once after a restart), and their tools, resources and prompts
 // kept in the registry under deterministic names. Config changes add, restart or remove servers in place.
 // Beside it: the per-principal connections of per-user OAuth servers and the logins (`oauth-pool.ts`), how a server
-// reads in `mcp list --status` (`views.ts`), naming (`naming.ts`) and config resolution (`resolve.ts`). What would
-// split next: registering a catalog in the registry (`register`), if it grows.
+// reads in `mcp list --status` (`views.ts`), naming (`naming.ts`), config resolution (`resolve.ts`) and the pinned
+// tool definitions that decide which tools are shown (`pin-book.ts`, `pins.ts`), and registering a catalog in the
+// registry (`register.ts`). A little over 400 lines: what is left is the manager's own state and its calls.
 import type { Tool } from '@modelcontextprotocol/client';
-import { z } from 'zod';
 import type { ServerConfig } from '../../config/schema.ts';
 import { watchSignal } from '../../core/cancellation.ts';
 import { mcpResult } from '../../core/capability.ts';
 import type { Principal } from '../../core/context.ts';
-import { SwitchboardError } from '../../core/errors.ts';
-import { displayFields, type ResourceContents } from '../../core/resource.ts';
+import { type ErrorInfo, SwitchboardError } from '../../core/errors.ts';
+import { allowed } from '../../core/registry.ts';
+import type { ResourceContents } from '../../core/resource.ts';
 import { checkStructuredContent } from '../../mcp-client/call-result.ts';
 import type { Catalog } from '../../mcp-client/catalog.ts';
 import { UpstreamConnection } from '../../mcp-client/connection.ts';
@@ -21,12 +22,13 @@ import { Breakers } from '../../policy/breaker.ts';
 import type { SourceContext } from '../index.ts';
 import { planNames, type ServerNames } from './naming.ts';
 import { OAuthPool } from './oauth-pool.ts';
+import { PinBook } from './pin-book.ts';
+import { type ApprovalMode, type PendingChange, withheldError } from './pins.ts';
+import { registerCatalog } from './register.ts';
 import { resolveServer, serverDefaults } from './resolve.ts';
 import { connectedView, inactiveView, type UpstreamView } from './views.ts';
 
 const CACHE_NAMESPACE = 'upstream.catalog';
-/** Upstream tool input passes through as the server's own schema describes it; the server validates it. */
-const PassThroughInput = z.looseObject({});
 
 interface CachedCatalog {
   fingerprint: string;
@@ -43,6 +45,9 @@ export class UpstreamManager {
   private readonly cached = new Map<string, Catalog>();
   private names = new Map<string, ServerNames>();
   private readonly breakers = new Breakers();
+  /** Each configured server's `approval` mode. */
+  private readonly approval = new Map<string, ApprovalMode>();
+  private readonly pins: PinBook;
   private readonly sources = new Set<string>();
   private firstRound?: Promise<void>;
   /** Servers started without a cached catalog: until they settle, the hub has nothing of theirs to list. */
@@ -54,6 +59,13 @@ export class UpstreamManager {
       if (this.connections.get(primary.name) !== primary || primary.catalog) return;
       this.cached.set(primary.name, catalog);
       this.rebuild();
+    });
+    this.pins = new PinBook({
+      store: ctx.services.store,
+      logger: ctx.services.logger,
+      bus: ctx.services.bus,
+      audit: () => ctx.services.config.get().audit,
+      changed: () => this.rebuild(),
     });
   }
 
@@ -79,7 +91,9 @@ export class UpstreamManager {
     const wanted = new Map<string, ResolvedServer>();
     const nextInactive = new Map<string, { status: 'disabled' | 'invalid'; error?: string }>();
     const defaults = serverDefaults(this.services.config.get(), this.services.projectDir, this.ctx.env);
+    this.approval.clear();
     for (const cfg of servers) {
+      this.approval.set(cfg.name, cfg.approval);
       if (!cfg.enabled) {
         nextInactive.set(cfg.name, { status: 'disabled' });
         continue;
@@ -100,6 +114,7 @@ export class UpstreamManager {
       }
       this.connections.delete(name);
       this.cached.delete(name);
+      this.pins.drop(name);
       stops.push(conn.stop(), ...this.pool.stop(name));
     }
     this.inactive.clear();
@@ -111,6 +126,7 @@ export class UpstreamManager {
         .get<CachedCatalog>(CACHE_NAMESPACE, server.name)
         .catch(() => undefined);
       if (cache && cache.value.fingerprint === server.fingerprint) this.cached.set(server.name, cache.value.catalog);
+      await this.pins.load(server.name);
       let session: OAuthSession | undefined;
       try {
         session = server.oauth ? this.pool.session(server, server.oauth.shared ? '*' : 'local') : undefined;
@@ -129,6 +145,10 @@ export class UpstreamManager {
       started.push(conn);
     }
     this.rebuild();
+    // A server whose approval mode changed keeps its connection: its listing is kept under the new mode now.
+    for (const conn of this.connections.values())
+      if (conn.catalog && !started.includes(conn))
+        void this.pins.record(conn.name, this.mode(conn.name), conn.catalog.tools);
     for (const conn of started) conn.start();
     const settled = started.map((conn) =>
       conn.ready().then(
@@ -162,7 +182,12 @@ export class UpstreamManager {
     this.services.store.documents.put(CACHE_NAMESPACE, conn.name, value).catch((err) => {
       this.services.logger.warn({ server: conn.name, err: (err as Error).message }, 'could not cache the catalog');
     });
+    void this.pins.record(conn.name, this.mode(conn.name), conn.catalog.tools);
     this.rebuild();
+  }
+
+  private mode(name: string): ApprovalMode {
+    return this.approval.get(name) ?? 'first-use';
   }
 
   private onStatus(conn: UpstreamConnection): void {
@@ -180,11 +205,55 @@ export class UpstreamManager {
     return this.connections.get(name)?.catalog ?? this.cached.get(name);
   }
 
+  /** The catalog clients are shown: without the tools withheld until approved (docs/security.md#pinned-tools). */
+  private shownOf(name: string): Catalog | undefined {
+    const catalog = this.catalogOf(name);
+    if (!catalog) return undefined;
+    const { visible } = this.pins.decide(name, this.mode(name), catalog.tools);
+    return visible.length === catalog.tools.length ? catalog : { ...catalog, tools: visible };
+  }
+
+  /** The withheld definitions of a configured server, as an operator reviews them. */
+  pending(name: string): PendingChange[] {
+    const mode = this.approval.get(name);
+    return mode && mode !== 'off' ? this.pins.pending(name) : [];
+  }
+
+  /**
+   * Approve a server's withheld definitions (`tools`, or all) as `by`: they are listed at once here, and within
+   * PIN_POLL_MS on every other hub on the store. Undefined for a server not configured.
+   */
+  async approve(name: string, tools: readonly string[], by: string): Promise<PendingChange[] | undefined> {
+    if (!this.approval.has(name)) return undefined;
+    return this.pins.approve(name, tools, by);
+  }
+
+  /** Resolves when every pin decision asked for so far is kept (the CLI waits for it before reading `pending`). */
+  settled(): Promise<void> {
+    return this.pins.settled();
+  }
+
+  /**
+   * The answer to a call of a tool withheld until approved, instead of "unknown tool": which server, what changed,
+   * and the command that approves it. Undefined for any other name, or for a caller who may not see the server.
+   */
+  withheldTool(name: string, principal: Principal): ErrorInfo | undefined {
+    for (const [server, names] of this.names) {
+      if (!name.startsWith(`${names.domain}__`)) continue;
+      const conn = this.connections.get(server);
+      if (!conn || !allowed(principal, conn.server.roles.length ? conn.server.roles : undefined)) continue;
+      const tool = name.slice(names.domain.length + 2);
+      const change = this.pending(server).find((c) => c.name === tool);
+      if (change) return withheldError(name, server, change);
+    }
+    return undefined;
+  }
+
   /** Re-register every upstream tool, resource and prompt under freshly planned names, as one registry change. */
   private rebuild(): void {
     const registry = this.services.registry;
     const listings = [...this.connections.values()].map((conn) => {
-      const catalog = this.catalogOf(conn.name);
+      const catalog = this.shownOf(conn.name);
       return {
         name: conn.name,
         tools: catalog?.tools.map((t) => t.name) ?? [],
@@ -202,97 +271,21 @@ export class UpstreamManager {
       this.sources.clear();
       this.names = planNames(listings, taken);
       for (const conn of this.connections.values()) {
-        const catalog = this.catalogOf(conn.name);
+        const catalog = this.shownOf(conn.name);
         const names = this.names.get(conn.name);
         if (!catalog || !names) continue;
-        this.register(conn, catalog, names);
+        this.sources.add(
+          registerCatalog(this.services.registry, this.services.logger, conn, catalog, names, {
+            callTool: (tool, input, ctx) => this.callTool(conn.name, tool, input, ctx),
+            readResource: (uri, ctx) => this.readResource(conn.name, uri, ctx.signal, ctx.principal),
+            complete: (params) =>
+              this.connection(conn.name).complete(params, AbortSignal.timeout(conn.server.timeoutMs)),
+            getPrompt: (prompt, args, ctx) =>
+              this.connectionFor(conn.name, ctx.principal).getPrompt(prompt, args, ctx.signal),
+          }),
+        );
       }
     });
-  }
-
-  private register(conn: UpstreamConnection, catalog: Catalog, names: ServerNames): void {
-    const registry = this.services.registry;
-    const source = `upstream:${conn.name}`;
-    this.sources.add(source);
-    const roles = conn.server.roles.length ? conn.server.roles : undefined;
-    const byName = new Map(catalog.tools.map((t) => [t.name, t]));
-    for (const item of names.tools) {
-      const tool = byName.get(item.original);
-      if (!tool) continue;
-      const added = registry.add({
-        name: item.name,
-        ...(tool.title ? { title: tool.title } : {}),
-        description: tool.description ?? `${tool.name} (from ${conn.name})`,
-        input: PassThroughInput,
-        inputJsonSchema: tool.inputSchema as Record<string, unknown>,
-        ...(tool.outputSchema ? { outputJsonSchema: tool.outputSchema as Record<string, unknown> } : {}),
-        ...(tool.annotations ? { annotations: tool.annotations as Record<string, boolean> } : {}),
-        ...(roles ? { roles } : {}),
-        source,
-        feature: 'upstream',
-        // The server's timeout_ms, restarted by each progress notification it sends.
-        policy: { timeoutMs: conn.server.timeoutMs, progressResetsTimeout: true },
-        // A slow call (an upstream task among them) becomes a task for a client with the tasks extension.
-        task: 'optional',
-        handle: (input, ctx) => this.callTool(conn.name, tool, input as Record<string, unknown>, ctx),
-      });
-      if (!added.ok) this.services.logger.warn({ server: conn.name, tool: tool.name }, added.message);
-    }
-    for (const resource of catalog.resources) {
-      if (registry.getResource(resource.uri)) continue;
-      registry.addResource({
-        uri: resource.uri,
-        name: resource.name,
-        ...displayFields(resource),
-        ...(roles ? { roles } : {}),
-        source,
-        read: async (ctx) => this.readResource(conn.name, resource.uri, ctx.signal, ctx.principal),
-      });
-    }
-    for (const template of catalog.resourceTemplates) {
-      if (registry.hasResourceTemplate(template.uriTemplate)) continue;
-      registry.addResourceTemplate({
-        uriTemplate: template.uriTemplate,
-        name: template.name,
-        ...displayFields(template),
-        ...(roles ? { roles } : {}),
-        source,
-        read: async (uri, _vars, ctx) => this.readResource(conn.name, uri, ctx.signal, ctx.principal),
-        complete: (variable, value) =>
-          this.connection(conn.name).complete(
-            { ref: { type: 'ref/resource', uri: template.uriTemplate }, argument: { name: variable, value } },
-            AbortSignal.timeout(conn.server.timeoutMs),
-          ),
-      });
-    }
-    const prompts = new Map(catalog.prompts.map((p) => [p.name, p]));
-    for (const item of names.prompts) {
-      const prompt = prompts.get(item.original);
-      if (!prompt || registry.getPrompt(item.name)) continue;
-      const shape: Record<string, z.ZodType> = {};
-      for (const arg of prompt.arguments ?? [])
-        shape[arg.name] = (arg.required ? z.string() : z.string().optional()).describe(arg.description ?? '');
-      registry.addPrompt({
-        name: item.name,
-        ...(prompt.title ? { title: prompt.title } : {}),
-        ...(prompt.description ? { description: prompt.description } : {}),
-        ...(prompt.arguments?.length ? { args: z.object(shape) } : {}),
-        ...(roles ? { roles } : {}),
-        source,
-        get: async (args, ctx) =>
-          mcpResult(
-            (await this.connectionFor(conn.name, ctx.principal).getPrompt(prompt.name, args, ctx.signal)) as Record<
-              string,
-              unknown
-            >,
-          ),
-        complete: (argument, value) =>
-          this.connection(conn.name).complete(
-            { ref: { type: 'ref/prompt', name: prompt.name }, argument: { name: argument, value } },
-            AbortSignal.timeout(conn.server.timeoutMs),
-          ),
-      });
-    }
   }
 
   private connection(name: string): UpstreamConnection {
@@ -385,8 +378,13 @@ export class UpstreamManager {
   /** Every configured server with its state, by name. */
   views(): UpstreamView[] {
     const out: UpstreamView[] = [];
-    for (const [name, conn] of this.connections)
-      out.push(connectedView(conn, this.names.get(name), this.catalogOf(name)));
+    for (const [name, conn] of this.connections) {
+      const withheld = this.pending(name).length;
+      out.push({
+        ...connectedView(conn, this.names.get(name), this.shownOf(name)),
+        ...(withheld ? { withheld } : {}),
+      });
+    }
     for (const [name, state] of this.inactive) out.push(inactiveView(name, state));
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
@@ -403,6 +401,7 @@ export class UpstreamManager {
   async stop(): Promise<void> {
     const conns = [...this.connections.values()];
     const pooled = this.pool.stopAll();
+    this.pins.stop();
     this.connections.clear();
     await Promise.all([...conns.map((c) => c.stop()), ...pooled]);
     this.services.registry.batch(() => {

@@ -25,6 +25,8 @@ export interface UpstreamView {
   domain?: string;
   renamed: Array<{ from: string; to: string; reason: string }>;
   filtered: string[];
+  /** Tools withheld until an operator approves their new or changed definitions (docs/security.md#pinned-tools). */
+  withheld?: number;
 }
 
 /** A server with a connection; `catalog` is what it shows (its live listing, or the cached one of an earlier run). */

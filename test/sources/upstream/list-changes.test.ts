@@ -17,7 +17,8 @@ afterEach(async () => {
 });
 
 it('a downstream hub on the 2026-07-28 wire learns of a tool added upstream, without a session', async () => {
-  const pair = await hubBehindHub();
+  // approval off: a tool added after the first listing is shown at once (pinning: pinned.test.ts).
+  const pair = await hubBehindHub({ server: { approval: 'off' } });
   open.push(pair);
   const { far, near } = pair;
   // Stateless: the SDK negotiated 2026-07-28 with the upstream, so no 2025 session carries list_changed.

@@ -323,7 +323,8 @@ describe('upstream proxy', () => {
   });
 
   it('keeps two upstream tools that map to one name both reachable, renaming one the same way every time', async () => {
-    const hub = await hubWith([fixtureStdio('x'), fixtureStdio('x__y')]);
+    // approval off: a tool added after the first listing is shown at once (pinning: pinned.test.ts).
+    const hub = await hubWith([fixtureStdio('x', { approval: 'off' }), fixtureStdio('x__y')]);
     // Server x adds a tool `y.echo`: its name x__y__echo is also what server x__y's `echo` maps to.
     expect((await hub.call('x__add_tool', { name: 'y.echo' })).ok).toBe(true);
     await waitFor(() => hub.services.registry.get('x__y__echo_2'), 5000, 'the rename');
@@ -359,7 +360,10 @@ describe('upstream proxy', () => {
   });
 
   it('runs a stdio server in the project directory, so relative paths in its args work from anywhere', async () => {
-    const dir = projectWith([{ name: 'rel', command: process.execPath, args: ['./tools/server.mjs'] }]);
+    // The script imports the fixture server from this repository, which the fence (the default) must be told of.
+    const dir = projectWith([
+      { name: 'rel', command: process.execPath, args: ['./tools/server.mjs'], sandbox: { read: [process.cwd()] } },
+    ]);
     mkdirSync(join(dir, 'tools'));
     writeFileSync(join(dir, 'tools', 'server.mjs'), `await import(${JSON.stringify(FIXTURE)});\n`);
     const hub = await testHub({ cwd: dir });
@@ -418,7 +422,8 @@ describe('upstream proxy', () => {
   });
 
   it('re-lists a server that announces tools/list_changed', async () => {
-    const hub = await hubWith([fixtureStdio('alpha')]);
+    // approval off: a tool added after the first listing is shown at once (pinning: pinned.test.ts).
+    const hub = await hubWith([fixtureStdio('alpha', { approval: 'off' })]);
     const changes: string[] = [];
     hub.services.registry.onChange((k) => changes.push(k));
     expect((await hub.call('alpha__add_tool', { name: 'fresh' })).ok).toBe(true);

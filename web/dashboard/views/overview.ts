@@ -65,7 +65,7 @@ export function ServerTable({ servers, actions }: { servers: any[]; actions?: (s
     <tbody>
       ${servers.map(
         (s) => html`<tr data-server=${s.name}>
-          <td>${s.name}</td><td><${Badge} status=${s.status} /></td><td>${s.tools}${s.cached ? ' (cached)' : ''}</td>
+          <td>${s.name}</td><td><${Badge} status=${s.status} /></td><td>${s.tools}${s.cached ? ' (cached)' : ''}${s.withheld ? html` <a class="warn-text" href="#/servers">(${s.withheld} withheld)</a>` : null}</td>
           <td>${s.rttMs === undefined ? '—' : `${Math.round(s.rttMs)} ms`}</td><td>${s.restarts}</td>
           <td class="error-text">${s.error ?? ''}</td>
           ${actions ? html`<td class="actions">${actions(s)}</td>` : null}
@@ -99,10 +99,13 @@ export function Overview({ session }: { session: Session }) {
     () => (session.admin ? lastCall('system.servers', SERVER_LIST) : null),
   );
   useReloadOn(['task.changed', 'instance.registered', 'instance.expired'], state.reload, 500);
-  useReloadOn(['upstream.status', 'config.changed', 'problems.changed'], () => {
-    health.reload();
-    servers.reload();
-  });
+  useReloadOn(
+    ['upstream.status', 'config.changed', 'problems.changed', 'upstream.withheld', 'upstream.approved'],
+    () => {
+      health.reload();
+      servers.reload();
+    },
+  );
   const h = health.data;
   const s = state.data;
   return html`<h1>Overview</h1>

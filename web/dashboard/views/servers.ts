@@ -1,4 +1,5 @@
-// Servers & tokens (admins): restart, disable or enable an upstream server (system.servers) and create or revoke
+// Servers & tokens (admins): restart, disable or enable an upstream server, review and approve its withheld tool
+// definitions (system.servers) and create or revoke
 // API tokens (system.tokens) — both tools, so each action is checked, limited and audited like any call.
 import { useState } from 'preact/hooks';
 import { call } from '../api.ts';
@@ -6,10 +7,11 @@ import { useData, useReloadOn } from '../data.ts';
 import { html } from '../html.ts';
 import { ErrorLine, Loading, Time } from '../parts.ts';
 import { ServerTable } from './overview.ts';
+import { Withheld } from './withheld.ts';
 
 function UpstreamServers() {
   const servers = useData(() => call('system.servers', { action: 'list' }));
-  useReloadOn(['upstream.status', 'config.changed'], servers.reload);
+  useReloadOn(['upstream.status', 'config.changed', 'upstream.withheld', 'upstream.approved'], servers.reload);
   const [error, setError] = useState<string | undefined>(undefined);
   const act = (action: string, name: string) => async () => {
     setError(undefined);
@@ -23,6 +25,7 @@ function UpstreamServers() {
   return html`<section>
     <h2>Upstream servers</h2>
     <${ErrorLine} error=${servers.error ?? error} />
+    ${servers.data ? html`<${Withheld} servers=${servers.data.servers} reload=${servers.reload} />` : null}
     ${
       servers.data
         ? html`<${ServerTable}
