@@ -1,12 +1,12 @@
 // The fence a stdio server runs in (issue 32 §1; docs/security.md#fenced-servers): bubblewrap, from the system's
 // packages, given an allow-list. Nothing of the machine is visible unless named here: the system's programs and
-// libraries read-only, the folders on PATH and the server's own package read-only, its working directory
-// read-write with the hub's own state hidden inside it, a private /tmp, and a HOME of its own that persists between
-// its runs (its npm and uv caches live there, apart from the user's). Everything else — ~/.ssh, ~/.aws, other
-// projects, /run's sockets — does not exist for it. Without the network, it is alone in a network namespace with no
-// interfaces but its own loopback. bubblewrap's --die-with-parent and PID namespace end the whole tree with the hub.
+// libraries, the folders on PATH and the server's own package (a path on its command line, with its package)
+// read-only; its working directory read-write with the hub's own state hidden inside it; a private /tmp, and a HOME
+// of its own that persists between its runs (its npm and uv caches live there, apart from the user's). Everything
+// else — ~/.ssh, ~/.aws, other projects, /run's sockets — does not exist for it. Without the network, it is alone in
+// a network namespace with only its own loopback. --die-with-parent and a PID namespace end the tree with the hub.
 import { existsSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { type Argv, argv } from './argv.ts';
 import { isInside } from './confine.ts';
 import { SwitchboardError } from './errors.ts';
@@ -88,8 +88,13 @@ export function resetSandboxProbe(): void {
   probed = undefined;
 }
 
-/** The folder a path's program lives in with its dependencies: the nearest package root above it, or its folder. */
+/**
+ * The folder a path's program lives in with its dependencies: inside a `node_modules`, that whole folder (Node finds
+ * a package's dependencies hoisted beside it); else the nearest package root above it, or its own folder.
+ */
 function packageRootOf(path: string): string {
+  const at = path.indexOf('/node_modules/');
+  if (at >= 0) return path.slice(0, at + '/node_modules'.length);
   const dir = statSync(path).isDirectory() ? path : dirname(path);
   for (let d = dir; ; d = dirname(d)) {
     if (['package.json', 'pyproject.toml', 'Cargo.toml', 'go.mod'].some((f) => existsSync(join(d, f)))) return d;
@@ -147,8 +152,12 @@ export function fencedCommand(
   const pathDirs = (env.PATH ?? '').split(':').filter((p) => p.startsWith('/'));
   const nodePrefix = dirname(dirname(realPaths([process.execPath])[0] ?? process.execPath));
   const found = command.includes('/') ? command : pathDirs.map((d) => join(d, command)).find((f) => existsSync(f));
+  // A path is a word that is absolute or begins with ./ or ../ (relative to the server's folder); other words are not.
+  const asPath = (w: string | undefined) =>
+    w === undefined ? undefined : w.startsWith('/') ? w : /^\.\.?\//.test(w) ? resolve(cwd, w) : undefined;
   const own = [found, ...args]
-    .filter((w): w is string => w?.startsWith('/') === true && existsSync(w))
+    .map(asPath)
+    .filter((w): w is string => w !== undefined && existsSync(w))
     .map((w) => packageRootOf(realPaths([w])[0] ?? w));
   // A folder that holds the user's home (or is it) is never bound whole by these rules.
   const safe = (p: string) => p !== '/' && !(home && isInside(p, home));
