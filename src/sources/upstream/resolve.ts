@@ -41,15 +41,18 @@ function fencePath(path: string, projectDir: string, env: NodeJS.ProcessEnv): st
   return isAbsolute(path) ? path : resolve(projectDir, path);
 }
 
-/** The fence of one stdio server: its entry's `sandbox` over the `[sandbox]` default; undefined when off. */
-function fenceOf(
-  cfg: ServerConfig,
+/**
+ * The fence of the stdio server `name`: its own `sandbox` setting (an entry's, or none for an agent's server) over
+ * the `[sandbox]` default; undefined when off. `expand` expands `${VAR}` in the paths (default: from `env`).
+ */
+export function fenceOf(
+  name: string,
+  own: ServerConfig['sandbox'],
   defaults: ServerDefaults,
   projectDir: string,
   env: NodeJS.ProcessEnv,
-  expand: (v: string, path: string) => string,
+  expand: (v: string, path: string) => string = (v, path) => expandString(v, `server '${name}': ${path}`, env),
 ): Fence | undefined {
-  const own = cfg.sandbox;
   if (own === 'off') return undefined;
   const base = defaults.sandbox;
   if (!base.enabled && own === undefined) return undefined;
@@ -64,7 +67,8 @@ function fenceOf(
     required: own?.required ?? base.required ?? false,
     hide: defaults.hubDirs.hide,
     protect: defaults.hubDirs.protect,
-    home: join(cache, 'switchboard', 'fenced-homes', `${cfg.name}-${project}`),
+    // The name becomes a folder name: anything but letters, digits, _ and - is replaced (an agent's server names are free).
+    home: join(cache, 'switchboard', 'fenced-homes', `${name.replace(/[^A-Za-z0-9_-]/g, '_')}-${project}`),
   };
 }
 
@@ -118,7 +122,7 @@ export function resolveServer(
       maxMessageBytes: cfg.max_message_bytes ?? defaults.maxMessageBytes,
       ...(transport === 'stdio'
         ? (() => {
-            const fence = fenceOf(cfg, defaults, projectDir, env, expand);
+            const fence = fenceOf(cfg.name, cfg.sandbox, defaults, projectDir, env, expand);
             return { idleTimeoutMs: cfg.idle_timeout_ms ?? defaults.idleTimeoutMs, ...(fence ? { fence } : {}) };
           })()
         : {}),
