@@ -88,7 +88,7 @@ describe('catalog.search', () => {
     expect(tools[0]).toEqual({
       name: 'issues__add_comment',
       description: 'Add a comment to an issue.',
-      why: 'name: comment, issu; description: comment, issu',
+      why: 'name: comment, issu; lead: comment, issu',
     });
     expect(names(tools)).toEqual(['issues__add_comment', 'issues__close']);
     // The server a tool comes from is searched too.

@@ -1,5 +1,6 @@
-// The catalog's full-text index: BM25 ranking (MiniSearch) over each tool's name, title, description, parameter
-// names and descriptions, and the server it comes from. It follows the registry: a change marks it stale, and the
+// The catalog's full-text index: BM25 ranking (MiniSearch) over each tool's name, title, first sentence, whole
+// description, parameter names and descriptions, and the server it comes from; the hub's own tools count less unless
+// the query names their domain (issue 33). It follows the registry: a change marks it stale, and the
 // next search brings it up to date by adding and removing only the entries that changed.
 import MiniSearch, { type SearchResult } from 'minisearch';
 import { stemmer } from 'stemmer';
@@ -23,12 +24,14 @@ interface ToolText {
   id: string;
   name: string;
   title: string;
+  /** The first sentence of the description: what the tool does, before usage notes and boilerplate. */
+  lead: string;
   description: string;
   params: string;
   server: string;
 }
 
-const FIELDS = ['name', 'title', 'description', 'params', 'server'] as const;
+const FIELDS = ['name', 'title', 'lead', 'description', 'params', 'server'] as const;
 
 /** Words that say nothing about which tool is meant. */
 const STOP_WORDS = new Set(
@@ -61,6 +64,12 @@ const SYNONYMS = [
   ['link', 'relation', 'relationship', 'connect'],
   ['healthy', 'health', 'status'],
   ['fail', 'failed', 'error', 'errors'],
+  // Version control: how people ask for git's verbs (issue 33).
+  ['stage', 'staging', 'add'],
+  ['history', 'log', 'logs'],
+  ['undo', 'revert', 'reset', 'unstage'],
+  ['switch', 'checkout'],
+  ['permitted', 'allowed', 'access'],
 ];
 /** How the ranking weighs what matched: fixed in the product, a parameter for the benchmark's comparisons. */
 export interface Ranking {
@@ -74,14 +83,21 @@ export interface Ranking {
   bm25: { k: number; b: number; d: number };
   /** What a prefix or a fuzzy match counts against an exact one. */
   weights: { prefix: number; fuzzy: number };
+  /**
+   * What a match in one of the hub's own tools (tasks, scripts, agents, system) counts against one in a server's,
+   * unless the query names its domain ("task", "script"; "hub" for `system`): their long descriptions hold every
+   * common verb. (Any word of the name was tried too: "create", "list", "status" then lift them for every request.)
+   */
+  hubOwn: number;
 }
 
 export const RANKING: Ranking = {
-  boost: { name: 3, title: 2, description: 1, params: 0.2, server: 1.5 },
+  boost: { name: 3, title: 2, lead: 2, description: 0.5, params: 0.2, server: 1.5 },
   synonyms: 0.5,
   laterWords: 0,
   bm25: { k: 1.2, b: 0.7, d: 0.5 },
   weights: { prefix: 0.375, fuzzy: 0.45 },
+  hubOwn: 0.3,
 };
 
 /** Split on anything but letters and digits, and between the words of camelCase and snake_case names. */
@@ -141,6 +157,18 @@ function paramsText(schema: Record<string, unknown>, depth = 0): string {
   return parts.join(' ');
 }
 
+/** A tool of the hub's own (task board, scripts, agents, system), not of a server, plugin or workspace handler. */
+function hubOwn(source: string | undefined): boolean {
+  return !/^(?:upstream|plugin):|^handlers$/.test(source ?? '');
+}
+
+/** The stems that name a hub tool's domain: its first segment, and "hub" or "switchboard" for `system.*`. */
+function domainWords(name: string): string[] {
+  const domain = name.split('.')[0];
+  const words = domain === 'system' ? [domain, 'hub', 'switchboard'] : [domain];
+  return words.flatMap((w) => processTerm(w) ?? []);
+}
+
 /** The server or plugin a tool comes from (`upstream:github` → `github`); nothing for the hub's own. */
 function serverOf(source: string | undefined): string {
   const m = /^(?:upstream|plugin):(.+)$/.exec(source ?? '');
@@ -153,17 +181,24 @@ function textOf(entry: Entry): ToolText {
     id: capability.name,
     name: capability.name,
     title: tool.title ?? '',
+    lead: oneLine(tool.description),
     description: tool.description,
     params: paramsText(tool.inputSchema),
     server: serverOf(capability.source),
   };
 }
 
-/** "name: comment; description: comment, issue" from MiniSearch's term → fields map. */
+/**
+ * "name: comment; lead: comment, issue" from MiniSearch's term → fields map. The lead is the description's first
+ * sentence: a word found there is not said again under `description`, which names only what the rest matched.
+ */
 function whyOf(result: SearchResult): string {
   const byField = new Map<string, string[]>();
   for (const [term, fields] of Object.entries(result.match))
-    for (const field of fields) byField.set(field, [...(byField.get(field) ?? []), term]);
+    for (const field of fields) {
+      if (field === 'description' && fields.includes('lead')) continue;
+      byField.set(field, [...(byField.get(field) ?? []), term]);
+    }
   return FIELDS.filter((f) => byField.has(f))
     .map((f) => `${f}: ${byField.get(f)?.join(', ')}`)
     .join('; ');
@@ -173,6 +208,8 @@ export class CatalogIndex {
   private readonly index: MiniSearch<ToolText>;
   /** The entry each indexed document was made from: a different object in the registry means it changed. */
   private readonly indexed = new Map<string, Entry>();
+  /** The hub's own tools, each with the words that name its domain (`task.create` → task). */
+  private readonly ownWords = new Map<string, string[]>();
   private stale = true;
 
   constructor(
@@ -210,12 +247,24 @@ export class CatalogIndex {
     this.refresh();
     const hits: CatalogHit[] = [];
     const synonyms = this.ranking.synonyms > 0 ? synonymsOf(query) : '';
+    const asked = new Set(tokenize(query).flatMap((t) => processTerm(t) ?? []));
+    const own = this.ranking.hubOwn;
+    const boostDocument =
+      own === 1
+        ? undefined
+        : (id: string) => {
+            const words = this.ownWords.get(id);
+            return words === undefined || words.some((w) => asked.has(w)) ? 1 : own;
+          };
     const results = synonyms
-      ? this.index.search({
-          combineWith: 'OR',
-          queries: [query, { queries: [synonyms], boostTerm: () => this.ranking.synonyms }],
-        })
-      : this.index.search(query);
+      ? this.index.search(
+          {
+            combineWith: 'OR',
+            queries: [query, { queries: [synonyms], boostTerm: () => this.ranking.synonyms }],
+          },
+          { boostDocument },
+        )
+      : this.index.search(query, { boostDocument });
     for (const result of results) {
       const entry = this.indexed.get(result.id);
       if (!entry || !visible(principal, entry.capability)) continue;
@@ -245,11 +294,14 @@ export class CatalogIndex {
       if (had) this.index.discard(name);
       this.index.add(textOf(entry));
       this.indexed.set(name, entry);
+      if (hubOwn(entry.capability.source)) this.ownWords.set(name, domainWords(name));
+      else this.ownWords.delete(name);
     }
     for (const name of [...this.indexed.keys()]) {
       if (seen.has(name)) continue;
       this.index.discard(name);
       this.indexed.delete(name);
+      this.ownWords.delete(name);
     }
   }
 }
