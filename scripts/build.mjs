@@ -24,7 +24,19 @@ const alias = { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' };
 
 // @google/genai (the gemini provider) stays a package of its own: its Google auth stack is large and never needed
 // at start-up.
-const external = ['better-sqlite3', 'tsx', 'tsx/*', 'esbuild', 'ioredis', 'pino', 'thread-stream', '@google/genai'];
+const external = [
+  'better-sqlite3',
+  'tsx',
+  'tsx/*',
+  'esbuild',
+  // Code mode's engine loads its .wasm file from its own package folder.
+  'quickjs-emscripten-core',
+  '@jitl/quickjs-wasmfile-release-sync',
+  'ioredis',
+  'pino',
+  'thread-stream',
+  '@google/genai',
+];
 
 const esm = await build({
   entryPoints: { switchboard: 'src/index.ts' },
@@ -166,6 +178,8 @@ await build({
     'tsx',
     'tsx/*',
     'esbuild',
+    'quickjs-emscripten-core',
+    '@jitl/quickjs-wasmfile-release-sync',
     'ioredis',
     '@anthropic-ai/sdk',
     'openai',

@@ -251,6 +251,7 @@ export async function createHub(opts: HubOptions): Promise<Hub> {
     policy.breakerState(name),
   );
   const pipeline = assemblePipeline(services, policy, observers, policyOn);
+  services.callTool = (req) => pipeline.call(req);
   await audit.prune();
   registerHealth(services.health, policy, store, scale);
 

@@ -271,10 +271,31 @@ export const ConfigSchema = z
     /** What `tools/list` shows (docs/catalog.md): every tool, or the pinned ones and the catalog's search tools. */
     catalog: z
       .object({
-        /** `full`: every tool the caller may see; `search`: `pin` plus catalog.search, catalog.describe, catalog.call. */
+        /** `full`: every tool the caller may see; `search`: `pin` plus the catalog's own tools (search, describe, call, run). */
         exposure: z.enum(CATALOG_EXPOSURES).default('full'),
         /** Globs over capability names (`task.*`) listed as they are when `exposure` is `search`. */
         pin: z.array(z.string().min(1)).default([]),
+        /** Code mode (`catalog.run`, docs/catalog.md#code-mode): the limits of one program. */
+        run: z
+          .object({
+            /** Wall-clock limit of one program, tool calls included (at most 10 minutes: the call's own cap). */
+            timeout_ms: z.number().int().min(100).max(600_000).default(30_000),
+            /** Heap of one program's engine, in bytes (at least 1 MiB). */
+            memory_bytes: z
+              .number()
+              .int()
+              .min(1024 * 1024)
+              .default(64 * 1024 * 1024),
+            /**
+             * Longest stretch a program may compute without awaiting: it runs on the hub's event loop, which serves
+             * no one else meanwhile.
+             */
+            max_blocking_ms: z.number().int().min(10).max(600_000).default(1_000),
+            /** Tool calls one program may make; the next one is refused. */
+            max_calls: z.number().int().min(1).max(10_000).default(100),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { CancelWatch } from './cancellation.ts';
 import type { ErrorInfo } from './errors.ts';
 import type { LoadProblems } from './load-problems.ts';
+import type { CallRequest, Outcome } from './pipeline.ts';
 import type { EffectiveProfile } from './profile.ts';
 import type { Registry } from './registry.ts';
 import type { ServerContributions } from './server-contributions.ts';
@@ -164,6 +165,11 @@ export interface Services {
    * Set once the hub has started its sources.
    */
   catalogReady?: () => Promise<void>;
+  /**
+   * Run a call through the hub's pipeline, as a transport would (set when the pipeline is assembled): code mode
+   * (`catalog.run`) calls each tool a program asks for through it, as its caller.
+   */
+  callTool?: (req: CallRequest) => Promise<Outcome>;
   /**
    * Why a name no capability has is still worth explaining: a tool an upstream server offers but that is withheld
    * until an operator approves its definition (src/sources/upstream/pins.ts). Set by the upstream source.

@@ -42,7 +42,11 @@ describe('loadConfig', () => {
       profiles: {},
       registry: { url: 'https://registry.modelcontextprotocol.io', cache_ms: 3_600_000 },
       sandbox: { enabled: true },
-      catalog: { exposure: 'full', pin: [] },
+      catalog: {
+        exposure: 'full',
+        pin: [],
+        run: { timeout_ms: 30_000, max_blocking_ms: 1_000, memory_bytes: 64 * 1024 * 1024, max_calls: 100 },
+      },
       servers: [],
       system: { instance_ttl_ms: 30_000, test_tools: false },
       events: { retain: 1000 },

@@ -89,6 +89,7 @@ describe('catalog.search', () => {
       name: 'issues__add_comment',
       description: 'Add a comment to an issue.',
       why: 'name: comment, issu; lead: comment, issu',
+      call: 'await tools.issues__add_comment({ text })',
     });
     expect(names(tools)).toEqual(['issues__add_comment', 'issues__close']);
     // The server a tool comes from is searched too.

@@ -1,6 +1,6 @@
 // End-to-end: the real `claude` binary (Claude Code 2.x) against a fake Anthropic Messages API on 127.0.0.1, with
 // Switchboard over stdio in `[catalog] exposure = "search"` and the reference "everything" server behind it. The
-// model is offered only the three catalog tools, and reaches the upstream tool through them: search → describe →
+// model is offered only the catalog tools, and reaches the upstream tool through them: search → describe →
 // call. The audit trail records the upstream tool's call under its own name.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,7 +10,7 @@ import { claude, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/c
 import { ROOT, runCli } from '../helpers/cli.ts';
 import { type RecordedRequest, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
-const CATALOG_TOOLS = ['search', 'describe', 'call'].map((t) => `mcp__switchboard__catalog__${t}`);
+const CATALOG_TOOLS = ['search', 'describe', 'call', 'run'].map((t) => `mcp__switchboard__catalog__${t}`);
 
 describe('Claude Code finds and calls an upstream tool through the catalog', () => {
   it('search → describe → call of everything__get-sum, offered only the catalog tools', async () => {

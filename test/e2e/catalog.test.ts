@@ -1,5 +1,5 @@
 // Catalog search over every transport, against real child processes: with `[catalog] exposure = "search"` the
-// list is the pinned tools and the three catalog tools; search, describe and call reach the rest through the one
+// list is the pinned tools and the four catalog tools; search, describe and call reach the rest through the one
 // pipeline (the audit trail and the metrics name the real tool); a tool hidden by roles is never found, described
 // or called. Stdio (SDK client), Streamable HTTP as a 2025-11-25 session and as a 2026-07-28 client, and REST.
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ import {
 import { rpc2026 } from '../helpers/rpc2026.ts';
 import { until } from '../helpers/until.ts';
 
-const LISTED = ['catalog__call', 'catalog__describe', 'catalog__search', 'system__health'];
+const LISTED = ['catalog__call', 'catalog__describe', 'catalog__run', 'catalog__search', 'system__health'];
 
 /** A project in search exposure with `system.health` pinned; `handlers`: with the fixture handlers in its config. */
 function searchProject(handlers: boolean): string {
@@ -61,7 +61,7 @@ describe('catalog search over stdio', () => {
     await client?.close();
   });
 
-  it('lists only the pinned tools and the three catalog tools', async () => {
+  it('lists only the pinned tools and the four catalog tools', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(LISTED);
     const search = tools.find((t) => t.name === 'catalog__search');
@@ -114,6 +114,34 @@ describe('catalog search over stdio', () => {
     expect(texts(result)).toMatch(/Invalid input for catalog__call: name/);
     const nested = await client.callTool({ name: 'catalog__call', arguments: { name: 'catalog__call' } });
     expect(texts(nested)).toMatch(/cannot call 'catalog__call'/);
+  });
+
+  it('code mode: a search says how to call from code, describe declares it, catalog__run calls it as the tool', async () => {
+    const found = await client.callTool({ name: 'catalog__search', arguments: { query: 'echo the text back' } });
+    const hit = (found.structuredContent as { tools: { name: string; call: string }[] }).tools[0];
+    expect(hit).toMatchObject({ name: 'fixture__echo', call: 'await tools.fixture__echo({ text })' });
+    const described = await client.callTool({ name: 'catalog__describe', arguments: { name: 'fixture__echo' } });
+    const declared = (described.structuredContent as { typescript: string }).typescript;
+    expect(declared).toContain('fixture__echo(args: {');
+    expect(declared).toMatch(/^\s+text: string;$/m);
+
+    const before = (await audited(dir, 'fixture.echo', 1)).length;
+    const ran = await client.callTool({
+      name: 'catalog__run',
+      arguments: {
+        code: "const a = await tools.fixture__echo({ text: 'one' });\nconst b = await tools.fixture__echo({ text: 'two' });\nconsole.log('echoed twice');\nreturn [a, b];",
+      },
+    });
+    expect(ran.isError).toBeFalsy();
+    expect(ran.structuredContent).toMatchObject({ console: ['echoed twice'], calls: 2 });
+    expect(JSON.stringify((ran.structuredContent as { value: unknown }).value)).toMatch(/one.*two/);
+    // Each call is the tool's own in the audit trail; the program is audited as catalog.run.
+    expect((await audited(dir, 'fixture.echo', before + 2)).length).toBe(before + 2);
+    expect(await audited(dir, 'catalog.run', 1)).toHaveLength(1);
+
+    const failed = await client.callTool({ name: 'catalog__run', arguments: { code: 'const x = 1;\nx.nope();' } });
+    expect(failed.isError).toBe(true);
+    expect(texts(failed)).toMatch(/line 2 of the code/);
   });
 });
 

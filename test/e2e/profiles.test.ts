@@ -31,8 +31,8 @@ exposure = "search"
 pin = ["task.list"]
 `;
 const REVIEWER = ['fixture__echo', 'task__get', 'task__list'];
-// The board profile's `exposure = "search"`: its pinned tool and the catalog's three tools are what it lists.
-const BOARD_LISTED = ['catalog__call', 'catalog__describe', 'catalog__search', 'task__list'];
+// The board profile's `exposure = "search"`: its pinned tool and the catalog's four tools are what it lists.
+const BOARD_LISTED = ['catalog__call', 'catalog__describe', 'catalog__run', 'catalog__search', 'task__list'];
 
 function project(): string {
   const dir = tempProject();

@@ -63,6 +63,10 @@ const ROUTES: Record<string, { hook: string; reach: (h: TestHub, as: Principal) 
     hook: 'direct',
     reach: (h, as) => h.call('catalog.call', { name: 'myplug__direct', arguments: {} }, as),
   },
+  'catalog.run': {
+    hook: 'direct',
+    reach: (h, as) => h.call('catalog.run', { code: 'return await tools.myplug__direct({})' }, as),
+  },
   'hook.pre_tool': {
     hook: 'pre',
     reach: (h, as) => h.call('hook.pre_tool', { tool: 'Edit', params: { file_path: 'a.txt' } }, as),

@@ -66,7 +66,13 @@ describe('profiles on the hub', () => {
     expect(listed).not.toContain('task.assign'); // the profile's deny
     expect(listed).not.toContain('task.delete'); // [expose] deny still holds under a profile that allows task.*
     // The profile's `exposure = "search"` and `pin` decide what tools/list shows: the pinned tool and the search tools.
-    expect(listedUnder(board).sort()).toEqual(['catalog.call', 'catalog.describe', 'catalog.search', 'task.list']);
+    expect(listedUnder(board).sort()).toEqual([
+      'catalog.call',
+      'catalog.describe',
+      'catalog.run',
+      'catalog.search',
+      'task.list',
+    ]);
     expect(names(agent)).toContain('system.health');
     expect(profileFor({ principal: board })).toEqual({
       name: 'board',

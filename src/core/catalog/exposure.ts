@@ -1,4 +1,4 @@
-// What `tools/list` shows a caller: every tool it may see (`full`), or the pinned ones and the three catalog tools
+// What `tools/list` shows a caller: every tool it may see (`full`), or the pinned ones and the four catalog tools
 // (`search`). The settings come from the caller's profile, else `[catalog]`; `catalogSettingsFor` is the one place
 // that resolves them for a call.
 import picomatch from 'picomatch';
@@ -14,7 +14,7 @@ export interface CatalogSettings {
 }
 
 /** The catalog's own tools: listed instead of the rest in `search`, never in `full` (they stay callable). */
-export const CATALOG_TOOLS: readonly string[] = ['catalog.search', 'catalog.describe', 'catalog.call'];
+export const CATALOG_TOOLS: readonly string[] = ['catalog.search', 'catalog.describe', 'catalog.call', 'catalog.run'];
 const isCatalogTool = (name: string) => CATALOG_TOOLS.includes(name);
 
 /** The settings that apply to `principal`: its profile's `exposure` and `pin` where set, else `[catalog]`'s. */

@@ -1,5 +1,6 @@
 // The hub's own resources: a welcome page generated from the live registry, health, the tool catalog,
 // recent events, and `task://{id}`. Everything is computed at read time for the calling principal.
+import { toolsDeclarations } from '../../core/catalog/typescript.ts';
 import type { CallContext, Principal, Services } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { Entry } from '../../core/registry.ts';
@@ -181,6 +182,27 @@ export function registerResources(services: Services): () => void {
             'switchboard://tools',
             ctx.services.registry.list(ctx.principal).map((e) => e.tool),
           ),
+      }),
+    );
+    registry.addResource(
+      defineResource({
+        uri: 'switchboard://catalog/tools.d.ts',
+        name: 'tools.d.ts',
+        title: 'TypeScript declarations for code mode',
+        description: 'The `tools` object catalog.run programs call: every tool you may call, typed from its schemas.',
+        mimeType: 'application/typescript',
+        read: (ctx) => [
+          {
+            uri: 'switchboard://catalog/tools.d.ts',
+            mimeType: 'application/typescript',
+            text: toolsDeclarations(
+              ctx.services.registry
+                .list(ctx.principal)
+                .filter((e) => !e.capability.name.startsWith('catalog.'))
+                .map((e) => e.tool),
+            ),
+          },
+        ],
       }),
     );
     registry.addResource(

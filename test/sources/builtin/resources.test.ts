@@ -110,6 +110,22 @@ describe('switchboard://health', () => {
   });
 });
 
+describe('switchboard://catalog/tools.d.ts', () => {
+  it('declares `tools` with every tool the reader may call, typed from its schemas', async () => {
+    hub = await testHub();
+    const admin = await read(hub, 'switchboard://catalog/tools.d.ts');
+    expect(admin.mimeType).toBe('application/typescript');
+    expect(admin.text).toContain('declare const tools: {');
+    expect(admin.text).toMatch(/^ {2}task__get\(args: \{\n(?:.*\n)*? {4}id: string;/m);
+    expect(admin.text).toContain('system__config(');
+    expect(admin.text).not.toContain('catalog__run(');
+    // What an agent may not call is not declared to it.
+    const agent = await read(hub, 'switchboard://catalog/tools.d.ts', AGENT);
+    expect(agent.text).not.toContain('system__config(');
+    expect(agent.text).toContain('task__get(');
+  });
+});
+
 describe('switchboard://tools', () => {
   it('lists tool descriptors with schemas', async () => {
     hub = await testHub();

@@ -1,12 +1,15 @@
 // catalog.search: find tools by what the caller wants done, among those it may see.
 import { z } from 'zod';
 import { defineCapability } from '../../../core/capability.ts';
+import { callHint } from '../../../core/catalog/typescript.ts';
+import type { Registry } from '../../../core/registry.ts';
 
 const HitSchema = z.object({
   name: z.string().describe('The tool name to pass to catalog.describe and catalog.call.'),
   title: z.string().optional(),
   description: z.string().describe('The first sentence of its description.'),
   why: z.string().describe('Which words of the query matched which fields of the tool.'),
+  call: z.string().describe('How catalog.run code calls it, its required arguments named.'),
 });
 
 /** `catalog.search` — BM25 over names, titles, descriptions, parameters and servers. */
@@ -28,6 +31,12 @@ export const catalogSearch = defineCapability({
     const { catalogIndexOf } = await import('../../../core/catalog/search-index.ts');
     // A search before the first list sees what the list would: upstream servers that are still connecting.
     await ctx.services.catalogReady?.();
-    return { tools: catalogIndexOf(ctx.services.registry).search(query, ctx.principal, limit) };
+    const hits = catalogIndexOf(ctx.services.registry).search(query, ctx.principal, limit);
+    return { tools: hits.map((hit) => ({ ...hit, call: callHintFor(ctx.services.registry, hit.name) })) };
   },
 });
+
+/** `await tools.NAME({ required })` for a hit (its schema from the registry, where the search found it). */
+function callHintFor(registry: Registry, name: string): string {
+  return callHint(name, registry.get(name)?.tool.inputSchema ?? {});
+}
