@@ -148,7 +148,12 @@ export class TaskTable {
   async answer(id: string, principal: Principal, responses: Record<string, unknown>): Promise<void> {
     const record = await this.get(id, principal);
     const task = this.live.get(id);
-    if (task) return this.deliver(task, responses);
+    if (task) {
+      this.deliver(task, responses);
+      // Acknowledged once stored: a tasks/get that follows at another instance reads the store (conformance's
+      // tasks-mrtr-partial-fulfillment on two instances caught the answered key still shown there).
+      return task.saved;
+    }
     const open = Object.keys(responses).filter((key) => record.inputRequests?.[key]);
     if (open.length === 0) return;
     for (const key of open) await this.store.documents.put(ANSWERS_NAMESPACE, `${id}/${key}`, responses[key] ?? null);
@@ -223,7 +228,10 @@ export class TaskTable {
   async cancel(id: string, principal: Principal): Promise<void> {
     const record = await this.get(id, principal);
     const task = this.live.get(id);
-    if (task) return this.cancelHere(task, 'Cancelled by the client (tasks/cancel).');
+    if (task) {
+      this.cancelHere(task, 'Cancelled by the client (tasks/cancel).');
+      return task.saved;
+    }
     if (TERMINAL.has(record.status)) return;
     this.services.bus.publish({ type: TASK_CANCEL_EVENT, task: id, at: new Date().toISOString() });
     await this.awaitHolder(id, principal, (seen) => TERMINAL.has(seen.status), 'cancel');
