@@ -30,7 +30,7 @@ export async function agentHub(opts: AgentHubOptions = {}): Promise<TestHub> {
   mkdirSync(join(dir, '.switchboard'), { recursive: true });
   writeFileSync(
     join(dir, '.switchboard', 'config.toml'),
-    `[agents.providers.claude-cli]\ncommand = "${opts.claudeCommand ?? CLAUDE_BIN}"\nenv = { HOME = "${join(dir, '.home')}", IS_SANDBOX = "1" }\n${opts.claudePermissionLimit ? `permission_mode = "${opts.claudePermissionLimit}"\n` : ''}${opts.config ?? ''}\n`,
+    `[agents.providers.claude-cli]\ncommand = "${opts.claudeCommand ?? CLAUDE_BIN}"\nenv = { HOME = "${join(dir, '.home')}", IS_SANDBOX = "1", SWITCHBOARD_SNAPSHOT = "0" }\n${opts.claudePermissionLimit ? `permission_mode = "${opts.claudePermissionLimit}"\n` : ''}${opts.config ?? ''}\n`,
   );
   for (const [name, files] of Object.entries(opts.agents ?? {})) {
     const folder = join(dir, '.switchboard', 'agents', name);
@@ -58,7 +58,8 @@ export async function agentHub(opts: AgentHubOptions = {}): Promise<TestHub> {
   return Object.assign(hub, {
     async close() {
       await close();
-      rmSync(dir, { recursive: true, force: true });
+      // A process the turn started may still be leaving files (ENOTEMPTY): retried, not raced.
+      rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   });
 }
