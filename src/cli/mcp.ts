@@ -97,6 +97,11 @@ export async function mcpAdd(name: string, command: string[], opts: AddOptions):
     });
   if (opts.name !== undefined || opts.package !== undefined || opts.refresh)
     throw new CliError('--name, --package and --refresh go with --from-registry.', 2);
+  // Meerkat's and Claude Code's positional form, `mcp add NAME URL`: a URL where the command goes is a remote server.
+  if (!opts.url && command.length === 1 && /^https?:\/\//i.test(command[0] ?? '')) {
+    opts = { ...opts, url: command[0] };
+    command = [];
+  }
   const transport = opts.transport;
   if (transport !== undefined && !['stdio', 'http', 'sse'].includes(transport))
     throw new CliError(`-t/--transport: expected stdio, http or sse, got '${transport}'.`, 2);

@@ -85,6 +85,18 @@ describe('switchboard mcp', () => {
     expect(servers(projectFile(dir)).map((s) => s.name)).toEqual(['notes', 'legacy']);
   });
 
+  it('takes a URL where the command goes as a remote server (Meerkat’s and Claude Code’s `mcp add NAME URL`)', async () => {
+    const dir = tempProject();
+    expect((await run(dir, ['mcp', 'add', 'docs', 'https://docs.example.org/mcp'])).code).toBe(0);
+    expect((await run(dir, ['mcp', 'add', 'wiki', '--transport', 'http', 'https://wiki.example.org/mcp'])).code).toBe(
+      0,
+    );
+    expect(servers(projectFile(dir))).toEqual([
+      { name: 'docs', url: 'https://docs.example.org/mcp' },
+      { name: 'wiki', url: 'https://wiki.example.org/mcp' },
+    ]);
+  });
+
   it('says what is wrong with an add, and changes nothing', async () => {
     const dir = tempProject();
     await run(dir, ['mcp', 'add', 'x', '--', 'node', 'a.js']);
