@@ -21,7 +21,12 @@ import { table as makeTable } from './table.ts';
 const parseScope = (v: string | undefined, flag = '--scope'): Scope | undefined => {
   if (v === undefined) return undefined;
   if (v === 'project' || v === 'user') return v;
-  throw new CliError(`${flag}: expected 'project' or 'user', got '${v}'.`, 2);
+  // Meerkat's `rkat mcp add --scope local` is its alias for project.
+  if (v === 'local') return 'project';
+  throw new CliError(
+    `${flag}: expected 'project' or 'user' ('local' is project, as Meerkat spells it), got '${v}'.`,
+    2,
+  );
 };
 
 export interface AddOptions {

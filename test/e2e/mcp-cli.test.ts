@@ -88,9 +88,9 @@ describe('switchboard mcp', () => {
   it('takes a URL where the command goes as a remote server (Meerkat’s and Claude Code’s `mcp add NAME URL`)', async () => {
     const dir = tempProject();
     expect((await run(dir, ['mcp', 'add', 'docs', 'https://docs.example.org/mcp'])).code).toBe(0);
-    expect((await run(dir, ['mcp', 'add', 'wiki', '--transport', 'http', 'https://wiki.example.org/mcp'])).code).toBe(
-      0,
-    );
+    // As Meerkat spells it: --transport http, and --scope local (its alias for project).
+    const wiki = ['mcp', 'add', '--scope', 'local', '--transport', 'http', 'wiki', 'https://wiki.example.org/mcp'];
+    expect((await run(dir, wiki)).code).toBe(0);
     expect(servers(projectFile(dir))).toEqual([
       { name: 'docs', url: 'https://docs.example.org/mcp' },
       { name: 'wiki', url: 'https://wiki.example.org/mcp' },
