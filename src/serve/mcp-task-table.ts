@@ -6,14 +6,14 @@
 // over the shared bus (answers through the store, so no answer travels on the bus). A task whose holder is gone (it
 // crashed, or stopped) is ended as `failed`, saying so, by whichever instance sees it first. Each change of state,
 // once stored, is published on the bus (`mcp_task.changed`): the dashboard re-reads its list (system.mcp_tasks).
+// Who holds a task and what a task whose holder is gone becomes: mcp-task-holder.ts. A little over 400 lines: what is
+// left is one table whose methods all share its live tasks and their order of writes.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server';
 import type { Cancellation } from '../core/cancellation.ts';
 import type { BusEvent, Principal, Services } from '../core/context.ts';
 import { SwitchboardError } from '../core/errors.ts';
-import { hubInstanceId } from '../core/hub-instance.ts';
-import { processAlive } from '../core/process.ts';
 import type { Hub } from '../hub.ts';
 import {
   listTasks,
@@ -24,6 +24,7 @@ import {
   TERMINAL,
   taskSubject,
 } from '../store/records/mcp-tasks.ts';
+import { holderGone, holdsLease, orphanEnded, stoppedError } from './mcp-task-holder.ts';
 
 /** Where an answer given at another instance waits for the holder. */
 const ANSWERS_NAMESPACE = 'mcp-task-answers';
@@ -94,7 +95,7 @@ export class TaskTable {
     made: { subject?: TaskSubject; wire?: StoredTask['wire'] } = {},
   ): Promise<LiveTask> {
     const at = this.now();
-    this.leased ??= this.isLeased();
+    this.leased ??= holdsLease(this.store, this.services.instanceId);
     const record: StoredTask = {
       id: randomBytes(16).toString('base64url'),
       principal: principal.id,
@@ -124,7 +125,17 @@ export class TaskTable {
     const mine = this.live.get(id)?.record;
     const record = mine ?? (await this.read(id));
     if (!record || record.principal !== principal.id || record.expiresAt <= this.now()) throw notFound(id);
-    if (mine || TERMINAL.has(record.status) || !(await this.holderGone(record))) return record;
+    if (
+      mine ||
+      TERMINAL.has(record.status) ||
+      !(await holderGone(record, {
+        here: this.services.instanceId,
+        running: (id) => this.live.has(id),
+        store: this.store,
+        now: this.now(),
+      }))
+    )
+      return record;
     return this.endOrphan(record);
   }
 
@@ -346,42 +357,12 @@ export class TaskTable {
     return { ...listed, tasks: listed.tasks.map((t) => this.live.get(t.id)?.record ?? t) };
   }
 
-  /**
-   * Whether the instance that runs a task is gone. On Redis a hub that serves keeps a lease in the instance list,
-   * which runs out wherever it crashed; otherwise (SQLite: one machine) its process is checked. A holder on another
-   * machine without a lease cannot be judged, and is taken to be alive.
-   */
-  private async holderGone(record: StoredTask): Promise<boolean> {
-    const { holder } = record;
-    if (holder.instance === this.services.instanceId) return !this.live.has(record.id);
-    if (holder.leased) {
-      const lease = await this.store.instances.get(hubInstanceId(holder.instance));
-      return !lease || lease.expiresAt < this.now();
-    }
-    return holder.host === hostname() && !processAlive(holder.pid);
-  }
-
+  /** End a task whose holder is gone, in the store, and say so on the bus. */
   private async endOrphan(record: StoredTask): Promise<StoredTask> {
-    const at = this.now();
-    const ended: StoredTask = {
-      ...record,
-      status: 'failed',
-      error: stoppedError(record, 'it is gone (it crashed, was killed, or its lease in the store ran out)'),
-      lastUpdatedAt: new Date(at).toISOString(),
-      expiresAt: Math.max(record.expiresAt, at + RETAIN_MS),
-    };
-    delete ended.inputRequests;
-    ended.ttlMs = ended.expiresAt - Date.parse(ended.createdAt);
+    const ended = orphanEnded(record, this.now(), RETAIN_MS);
     await this.store.documents.put(TASKS_NAMESPACE, record.id, ended);
     this.published(ended);
     return ended;
-  }
-
-  private async isLeased(): Promise<boolean> {
-    if (this.store.kind !== 'redis') return false;
-    return (
-      (await this.store.instances.get(hubInstanceId(this.services.instanceId)).catch(() => undefined)) !== undefined
-    );
   }
 
   /**
@@ -427,14 +408,6 @@ export class TaskTable {
       this.services.logger.warn({ err }, 'could not drop expired MCP tasks');
     }
   }
-}
-
-/** Why a task ended with its instance, and how to go on with the work it stood for. */
-function stoppedError(record: StoredTask, what: string): NonNullable<StoredTask['error']> {
-  return {
-    code: ProtocolErrorCode.InternalError,
-    message: `The Switchboard instance running this task (${record.holder.instance}) ended it unfinished: ${what}. Call ${record.tool} again; a script run or agent session it started is kept (script__status or agent__list shows it, and it can be continued).`,
-  };
 }
 
 const tables = new WeakMap<Hub, TaskTable>();

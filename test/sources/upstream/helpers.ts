@@ -6,11 +6,35 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { stringify } from 'smol-toml';
+import { afterEach } from 'vitest';
 import { type HttpHandle, serveHttp } from '../../../src/serve/http.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { type Truthy, until } from '../../helpers/until.ts';
 
 export const FIXTURE = resolve('test/fixtures/upstream/fixture-server.mjs');
+
+/**
+ * Hubs for one test file, closed (and their project folders removed) after each test: `hubWith(servers)` starts one
+ * with these servers and waits until they settled; `keep(hub)` adds a hub made otherwise.
+ */
+export function hubsClosedAfterEach() {
+  const hubs: TestHub[] = [];
+  afterEach(async () => {
+    for (const h of hubs.splice(0)) {
+      await h.close();
+      rmSync(h.dir, { recursive: true, force: true });
+    }
+  });
+  return {
+    keep: (hub: TestHub) => hubs.push(hub),
+    async hubWith(servers: Record<string, unknown>[], more: Record<string, unknown> = {}) {
+      const hub = await testHub({ cwd: projectWith(servers, more) });
+      hubs.push(hub);
+      await hub.ready();
+      return hub;
+    },
+  };
+}
 
 /** A `[[servers]]` entry running the fixture server over stdio. */
 export function fixtureStdio(name: string, extra: Record<string, unknown> = {}) {

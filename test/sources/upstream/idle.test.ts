@@ -1,27 +1,11 @@
-// idle_timeout_ms (issue 32 §2): a stdio server nobody called for that long is stopped — its process ends — while
-// its tools stay listed from the catalog; the next call starts it again and is answered. A call in flight holds it.
-import { rmSync } from 'node:fs';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
-import { type TestHub, testHub } from '../../helpers/hub.ts';
+import type { TestHub } from '../../helpers/hub.ts';
 import { alive, commandLine, descendants } from '../../helpers/proc.ts';
 import { until } from '../../helpers/until.ts';
-import { FIXTURE, fixtureStdio, projectWith } from './helpers.ts';
+import { FIXTURE, fixtureStdio, hubsClosedAfterEach } from './helpers.ts';
 
-const hubs: TestHub[] = [];
-afterEach(async () => {
-  for (const h of hubs.splice(0)) {
-    await h.close();
-    rmSync(h.dir, { recursive: true, force: true });
-  }
-});
-
-async function hubWith(servers: Record<string, unknown>[], more: Record<string, unknown> = {}) {
-  const hub = await testHub({ cwd: projectWith(servers, more) });
-  hubs.push(hub);
-  await hub.ready();
-  return hub;
-}
+const { hubWith } = hubsClosedAfterEach();
 
 const view = (hub: TestHub, name: string) =>
   (hub.sources.get('upstream') as RunningUpstream)

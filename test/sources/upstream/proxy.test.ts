@@ -3,29 +3,16 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serveHttp } from '../../../src/serve/http.ts';
 import type { RunningUpstream } from '../../../src/sources/upstream/index.ts';
 import { startHttpServer, tempProject } from '../../helpers/cli.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
-import { FIXTURE, fixtureHttp, fixtureStdio, projectWith, waitFor } from './helpers.ts';
+import { FIXTURE, fixtureHttp, fixtureStdio, hubsClosedAfterEach, projectWith, waitFor } from './helpers.ts';
 
 const TYPED = join(import.meta.dirname, '../../fixtures/upstream/typed-server.mjs');
 
-const hubs: TestHub[] = [];
-afterEach(async () => {
-  for (const h of hubs.splice(0)) {
-    await h.close();
-    rmSync(h.dir, { recursive: true, force: true });
-  }
-});
-
-async function hubWith(servers: Record<string, unknown>[], more: Record<string, unknown> = {}) {
-  const hub = await testHub({ cwd: projectWith(servers, more) });
-  hubs.push(hub);
-  await hub.ready();
-  return hub;
-}
+const { hubWith, keep } = hubsClosedAfterEach();
 
 const upstream = (hub: TestHub) => (hub.sources.get('upstream') as RunningUpstream).manager();
 
@@ -347,7 +334,7 @@ describe('upstream proxy', () => {
       `name: demo\nhooks:\n  lint:\n    command: "true"\nmcp_servers:\n  fix:\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(FIXTURE)}]\n    env: { FIXTURE_NAME: from-plugin }\n`,
     );
     const hub = await testHub({ cwd: dir });
-    hubs.push(hub);
+    keep(hub);
     await hub.ready();
     const out = await hub.call('demo_fix__echo', { text: 'via plugin' });
     expect(out.ok && out.raw?.structuredContent).toEqual({ text: 'via plugin' });
@@ -367,7 +354,7 @@ describe('upstream proxy', () => {
     mkdirSync(join(dir, 'tools'));
     writeFileSync(join(dir, 'tools', 'server.mjs'), `await import(${JSON.stringify(FIXTURE)});\n`);
     const hub = await testHub({ cwd: dir });
-    hubs.push(hub);
+    keep(hub);
     await hub.ready();
     const out = await hub.call('rel__echo', { text: 'relative' });
     expect(out.ok && out.raw?.structuredContent).toEqual({ text: 'relative' });
@@ -378,7 +365,7 @@ describe('upstream proxy', () => {
       policy: { breaker: { threshold: 2, reset_ms: 60_000 } },
     });
     const hub = await testHub({ cwd: dir });
-    hubs.push(hub);
+    keep(hub);
     await hub.ready();
     // 1.2 s in all, but a progress notification every 100 ms keeps restarting the 400 ms limit.
     const long = await hub.call('alpha__slow', { seconds: 1.2 });
