@@ -14,6 +14,8 @@ rmSync('dist', { recursive: true, force: true });
 mkdirSync('dist', { recursive: true });
 for (const file of readdirSync('src/store/redis'))
   if (file.endsWith('.lua')) copyFileSync(`src/store/redis/${file}`, `dist/${file}`);
+// Code mode's engine thread starts from a file of its own, found the same way (src/core/catalog/engine-thread.mjs).
+copyFileSync('src/core/catalog/engine-thread.mjs', 'dist/engine-thread.mjs');
 
 // The package version, written into both bundles (src/version.ts): the snapshot has no package.json to read.
 const packageVersion = JSON.parse(readFileSync('package.json', 'utf8')).version;

@@ -286,11 +286,8 @@ export const ConfigSchema = z
               .int()
               .min(1024 * 1024)
               .default(64 * 1024 * 1024),
-            /**
-             * Longest stretch a program may compute without awaiting: it runs on the hub's event loop, which serves
-             * no one else meanwhile.
-             */
-            max_blocking_ms: z.number().int().min(10).max(600_000).default(1_000),
+            /** Programs running at once, each on an engine thread of its own; the next waits for one to end. */
+            max_running: z.number().int().min(1).max(64).default(4),
             /** Tool calls one program may make; the next one is refused. */
             max_calls: z.number().int().min(1).max(10_000).default(100),
           })

@@ -45,7 +45,7 @@ describe('loadConfig', () => {
       catalog: {
         exposure: 'full',
         pin: [],
-        run: { timeout_ms: 30_000, max_blocking_ms: 1_000, memory_bytes: 64 * 1024 * 1024, max_calls: 100 },
+        run: { timeout_ms: 30_000, memory_bytes: 64 * 1024 * 1024, max_calls: 100, max_running: 4 },
       },
       servers: [],
       system: { instance_ttl_ms: 30_000, test_tools: false },

@@ -1,24 +1,19 @@
 // Code mode's sandbox (`catalog.run`): a program runs in QuickJS compiled to WebAssembly, one engine instance per
-// program, with `tools.NAME(args)` and `console` as its only way out. Loaded on the first run.
+// program, on an engine thread (engine-thread.mjs) rather than the hub's event loop, with `tools.NAME(args)` and
+// `console` as its only way out. Here: the threads, the tool calls a program asks for, and the limits. Loaded on the
+// first run.
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import {
-  newQuickJSWASMModuleFromVariant,
-  newVariant,
-  type QuickJSContext,
-  type QuickJSDeferredPromise,
-  type QuickJSHandle,
-  type QuickJSSyncVariant,
-} from 'quickjs-emscripten-core';
+import { Worker } from 'node:worker_threads';
 import { SwitchboardError } from '../errors.ts';
 import { toJavaScript } from './code-source.ts';
 
 export interface SandboxLimits {
   timeoutMs: number;
-  /** Longest synchronous stretch (ms): the engine runs on the caller's thread, the hub's event loop. */
-  maxBlockingMs: number;
   memoryBytes: number;
   maxCalls: number;
+  /** Programs running at once in this process; the next waits for one to end. */
+  maxRunning: number;
 }
 
 export interface SandboxRun {
@@ -36,13 +31,6 @@ export interface SandboxResult {
   console: string[];
   calls: number;
 }
-
-/** Console lines kept per program: what a model reads, so a loop that logs cannot flood it. */
-const MAX_CONSOLE_CHARS = 64 * 1024;
-/** The engine's own stack: deep enough for real programs, shallow enough to stay inside Node's native stack. */
-const MAX_STACK_BYTES = 256 * 1024;
-/** How often (ms) a running program's memory is measured: setMemoryLimit alone misses large strings (decisions.md). */
-const MEMORY_CHECK_MS = 5;
 
 // Runs before the program, in its context: wraps the two host functions, then deletes them from the global object.
 const PRELUDE = `(() => {
@@ -65,226 +53,162 @@ const PRELUDE = `(() => {
   globalThis.Date = SafeDate;
 })();`;
 
-// The package's types describe its CommonJS build; under ESM its default export is the variant itself.
-const releaseSync = () =>
-  import('@jitl/quickjs-wasmfile-release-sync') as unknown as Promise<{ default: QuickJSSyncVariant }>;
+/** Threads kept started for the next program: a start costs tens of milliseconds, an idle thread a few MiB. */
+const IDLE_THREADS = 2;
+/** How long a thread may take to stop a program once asked (it checks between instructions) before it is ended. */
+const STOP_GRACE_MS = 1_000;
 
-// The engine's WebAssembly is compiled once per process; each program instantiates it afresh (about a millisecond).
+// The engine's WebAssembly is compiled once per process and handed to every thread.
 let compiled: Promise<WebAssembly.Module> | undefined;
-let variant: Promise<QuickJSSyncVariant> | undefined;
-function engineVariant(): Promise<QuickJSSyncVariant> {
+function engineModule(): Promise<WebAssembly.Module> {
   compiled ??= readFile(createRequire(import.meta.url).resolve('@jitl/quickjs-wasmfile-release-sync/wasm')).then(
     (bytes) => WebAssembly.compile(bytes),
   );
-  variant ??= releaseSync().then((base) =>
-    newVariant(base.default, { wasmModule: () => compiled as Promise<WebAssembly.Module> }),
-  );
-  return variant;
+  return compiled;
 }
+
+/** The engine threads of this process: at most `maxRunning` programs at once, the rest wait their turn in order. */
+const threads = {
+  idle: [] as Worker[],
+  running: 0,
+  waiting: [] as Array<() => void>,
+};
+
+/** A thread for one program, once fewer than `maxRunning` run; `signal` gives up the wait. */
+async function takeThread(maxRunning: number, signal?: AbortSignal): Promise<Worker> {
+  while (threads.running >= maxRunning) {
+    if (signal?.aborted) throw stopError('cancelled');
+    await new Promise<void>((resolve) => {
+      const wake = () => {
+        signal?.removeEventListener('abort', wake);
+        threads.waiting.splice(threads.waiting.indexOf(wake) >>> 0, 1);
+        resolve();
+      };
+      threads.waiting.push(wake);
+      signal?.addEventListener('abort', wake, { once: true });
+    });
+  }
+  threads.running += 1;
+  const idle = threads.idle.pop();
+  if (idle) return idle;
+  const worker = new Worker(new URL('./engine-thread.mjs', import.meta.url), {
+    workerData: { wasmModule: await engineModule(), prelude: PRELUDE },
+  });
+  // An idle thread never keeps the process alive; a running program is held by the call that waits for it.
+  worker.unref();
+  return worker;
+}
+
+/** A program has ended: its thread is kept for the next one (or ended), and the next waiting program may start. */
+function giveBack(worker: Worker, healthy: boolean): void {
+  threads.running -= 1;
+  if (healthy && threads.idle.length < IDLE_THREADS) threads.idle.push(worker);
+  else void worker.terminate();
+  threads.waiting[0]?.();
+}
+
+/** Messages of engine-thread.mjs to the hub. */
+type ThreadMessage =
+  | { type: 'call'; id: number; name: string; args: string }
+  | { type: 'log'; line: string }
+  | { type: 'done'; json: string }
+  | { type: 'failed'; error: unknown; stopped?: Stop };
 
 /** Run one program; resolves with its value and console output, or throws a SwitchboardError naming its line. */
 export async function runInSandbox(run: SandboxRun): Promise<SandboxResult> {
   const source = await toJavaScript(run.code);
-  // Its own engine instance (a few ms): a program that exhausts or corrupts its engine takes no other program with it.
-  const engine = await newQuickJSWASMModuleFromVariant(engineVariant());
-  const runtime = engine.newRuntime();
-  const linear = linearMemory(engine);
-  const baseline = linear();
-  const deadline = Date.now() + run.limits.timeoutMs;
-  let stopped: Stop | undefined;
-  let measuredAt = 0;
-  // When the engine last got the thread: each evaluation and each round of jobs starts a new stretch.
-  let sliceStart = Date.now();
-  runtime.setMemoryLimit(run.limits.memoryBytes);
-  runtime.setMaxStackSize(MAX_STACK_BYTES);
-  runtime.setInterruptHandler(() => {
-    if (stopped) return true;
-    const now = Date.now();
-    if (now > deadline) stopped = 'time';
-    else if (now - sliceStart > run.limits.maxBlockingMs) stopped = 'blocking';
-    else if (run.signal?.aborted) stopped = 'cancelled';
-    else if (now - measuredAt >= MEMORY_CHECK_MS) {
-      measuredAt = now;
-      const used = Math.max(heapUsed(runtime.dumpMemoryUsage()), linear() - baseline);
-      if (used > run.limits.memoryBytes) stopped = 'memory';
-    }
-    return stopped !== undefined;
-  });
-  const vm = runtime.newContext();
-  const output = new Console();
+  const worker = await takeThread(run.limits.maxRunning, run.signal);
+  const lines: string[] = [];
+  const stop = new Int32Array(new SharedArrayBuffer(4));
   const calls = new AbortController();
-  const onAbort = () => calls.abort();
-  run.signal?.addEventListener('abort', onAbort, { once: true });
   let count = 0;
-  let closed = false;
-  let fail: (err: Error) => void = () => {};
-  const failed = new Promise<never>((_, reject) => {
-    fail = reject;
-  });
-  // A job the engine could not finish (interrupted, out of memory) ends the program: its promise would never settle.
-  const drain = () => {
-    if (closed) return;
-    sliceStart = Date.now();
-    const jobs = runtime.executePendingJobs();
-    if (jobs.error) {
-      const err = vm.dump(jobs.error);
-      jobs.error.dispose();
-      fail(programError(err, source.lineOf, stopped, run.limits));
-    }
-  };
+  let healthy = true;
+  let timer: NodeJS.Timeout | undefined;
+  let grace: NodeJS.Timeout | undefined;
+  let onAbort = () => {};
+  let onExit = (_code: number) => {};
+  let onMessage = (_m: ThreadMessage) => {};
   try {
-    const hostCall = vm.newFunction('__sbCall', (nameH, argsH) => {
-      const name = vm.getString(nameH);
-      const argsJson = vm.getString(argsH);
-      const deferred = vm.newPromise();
-      count += 1;
-      const answer =
-        count > run.limits.maxCalls
-          ? Promise.reject(
-              new SwitchboardError(
-                'INVALID_INPUT',
-                `Call ${count} refused: a program may make at most ${run.limits.maxCalls} tool calls ([catalog.run] max_calls). Batch the work into fewer calls.`,
-              ),
-            )
-          : run.call(name, JSON.parse(argsJson), calls.signal);
-      // Handed back on a later turn of the event loop: a program that loops over calls answered at once (refused,
-      // cached) lets timers, I/O and cancellation run between them.
-      answer.then(
-        (value) =>
-          setImmediate(() => settle(vm, deferred, () => closed, { json: JSON.stringify(value ?? null) }, drain)),
-        (err) => setImmediate(() => settle(vm, deferred, () => closed, { err }, drain)),
-      );
-      return deferred.handle;
-    });
-    const hostLog = vm.newFunction('__sbLog', (levelH, textH) => {
-      output.add(vm.getString(levelH), vm.getString(textH));
-    });
-    vm.setProp(vm.global, '__sbCall', hostCall);
-    vm.setProp(vm.global, '__sbLog', hostLog);
-    hostCall.dispose();
-    hostLog.dispose();
-    const namesH = vm.newString(JSON.stringify(run.names));
-    vm.setProp(vm.global, '__sbNames', namesH);
-    namesH.dispose();
-    vm.unwrapResult(vm.evalCode(PRELUDE, 'prelude.js')).dispose();
-
-    sliceStart = Date.now();
-    const started = vm.evalCode(source.code, 'program.js');
-    if (started.error) {
-      const err = vm.dump(started.error);
-      started.error.dispose();
-      throw programError(err, source.lineOf, stopped, run.limits);
-    }
-    const settled = vm.resolvePromise(started.value);
-    started.value.dispose();
-    drain();
-    let timer: NodeJS.Timeout | undefined;
-    const overtime = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        stopped = 'time';
-        reject(stopError('time', run.limits));
-      }, run.limits.timeoutMs);
-    });
-    const cancelled = new Promise<never>((_, reject) => {
-      const cancel = () => reject(stopError('cancelled', run.limits));
-      if (run.signal?.aborted) cancel();
-      else run.signal?.addEventListener('abort', cancel, { once: true });
-    });
-    try {
-      const result = await Promise.race([settled, overtime, cancelled, failed]);
-      if (result.error) {
-        const err = vm.dump(result.error);
-        result.error.dispose();
-        throw programError(err, source.lineOf, stopped, run.limits);
-      }
-      const json = vm.dump(result.value);
-      result.value.dispose();
-      return {
-        value: typeof json === 'string' ? JSON.parse(json) : null,
-        console: output.lines,
-        calls: Math.min(count, run.limits.maxCalls),
+    return await new Promise<SandboxResult>((resolve, reject) => {
+      const fail = (err: SwitchboardError) => reject(withConsole(err, lines));
+      // Asked to stop: the thread ends the program at its next instruction or where it waits; one that does not
+      // answer within the grace period is ended with its thread.
+      const stopWith = (reason: Stop) => {
+        if (Atomics.load(stop, 0) !== 0) return;
+        Atomics.store(stop, 0, reason === 'time' ? 1 : 2);
+        calls.abort();
+        worker.postMessage({ type: 'stop' });
+        grace = setTimeout(() => {
+          healthy = false;
+          fail(stopError(reason, run.limits));
+        }, STOP_GRACE_MS);
       };
-    } finally {
-      clearTimeout(timer);
-    }
-  } catch (err) {
-    if (err instanceof SwitchboardError) throw withConsole(err, output.lines);
-    throw err;
+      onMessage = (m) => {
+        if (m.type === 'log') lines.push(m.line);
+        else if (m.type === 'call') {
+          count += 1;
+          const answer =
+            count > run.limits.maxCalls
+              ? Promise.reject(
+                  new SwitchboardError(
+                    'INVALID_INPUT',
+                    `Call ${count} refused: a program may make at most ${run.limits.maxCalls} tool calls ([catalog.run] max_calls). Batch the work into fewer calls.`,
+                  ),
+                )
+              : Promise.resolve().then(() => run.call(m.name, JSON.parse(m.args), calls.signal));
+          answer.then(
+            (value) => worker.postMessage({ type: 'answer', id: m.id, json: JSON.stringify(value ?? null) }),
+            (err) => {
+              const info = err instanceof SwitchboardError ? err : new SwitchboardError('INTERNAL', String(err));
+              worker.postMessage({ type: 'answer', id: m.id, error: { message: info.message, code: info.code } });
+            },
+          );
+        } else if (m.type === 'done')
+          resolve({ value: JSON.parse(m.json), console: lines, calls: Math.min(count, run.limits.maxCalls) });
+        else fail(programError(m.error, source.lineOf, m.stopped, run.limits));
+      };
+      onExit = (code) => {
+        healthy = false;
+        fail(new SwitchboardError('INTERNAL', `The program's engine thread ended unexpectedly (exit code ${code}).`));
+      };
+      onAbort = () => stopWith('cancelled');
+      worker.on('message', onMessage);
+      worker.on('exit', onExit);
+      if (run.signal?.aborted) return onAbort();
+      run.signal?.addEventListener('abort', onAbort, { once: true });
+      timer = setTimeout(() => stopWith('time'), run.limits.timeoutMs);
+      worker.postMessage({
+        type: 'run',
+        code: source.code,
+        names: run.names,
+        timeoutMs: run.limits.timeoutMs,
+        memoryBytes: run.limits.memoryBytes,
+        stop,
+      });
+    });
   } finally {
-    closed = true;
+    clearTimeout(timer);
+    clearTimeout(grace);
     calls.abort();
     run.signal?.removeEventListener('abort', onAbort);
-    // A program stopped mid-way leaves objects the engine cannot free; the instance is dropped with them.
-    try {
-      vm.dispose();
-      runtime.dispose();
-    } catch {}
+    worker.off('message', onMessage);
+    worker.off('exit', onExit);
+    giveBack(worker, healthy);
   }
 }
 
-/** Hand a tool's answer (or error) to the program, unless it has already finished. */
-function settle(
-  vm: QuickJSContext,
-  deferred: QuickJSDeferredPromise,
-  closed: () => boolean,
-  answer: { json: string } | { err: unknown },
-  drain: () => void,
-): void {
-  if (closed() || !vm.alive) return;
-  try {
-    let h: QuickJSHandle;
-    if ('json' in answer) {
-      h = vm.newString(answer.json);
-      deferred.resolve(h);
-    } else {
-      const info =
-        answer.err instanceof SwitchboardError ? answer.err : new SwitchboardError('INTERNAL', String(answer.err));
-      h = vm.newError({ name: 'ToolError', message: info.message });
-      const code = vm.newString(info.code);
-      vm.setProp(h, 'code', code);
-      code.dispose();
-      deferred.reject(h);
-    }
-    h.dispose();
-    deferred.dispose();
-    drain();
-  } catch {
-    // The engine was stopped meanwhile (out of memory): the run has already failed with the reason.
-  }
-}
+type Stop = 'time' | 'memory' | 'cancelled';
 
-/**
- * The size of this engine instance's WebAssembly memory, which only grows: it counts the large strings and arrays
- * the engine's own accounting misses (quickjs-emscripten issues 255 and 271). The module is one program's alone.
- */
-function linearMemory(engine: object): () => number {
-  const heap = (engine as { module?: { HEAPU8?: Uint8Array } }).module;
-  return () => heap?.HEAPU8?.byteLength ?? 0;
-}
-
-/** The heap the engine reports as used (objects, small strings). */
-function heapUsed(dump: string): number {
-  const m = /memory used\s+\d+\s+(\d+)/.exec(dump);
-  return m ? Number(m[1]) : 0;
-}
-
-type Stop = 'time' | 'blocking' | 'memory' | 'cancelled';
-
-function stopError(reason: Stop, limits: SandboxLimits): SwitchboardError {
-  if (reason === 'blocking')
-    return new SwitchboardError(
-      'TIMEOUT',
-      `The program computed for more than ${limits.maxBlockingMs} ms without awaiting a tool ([catalog.run] max_blocking_ms) and was stopped: it shares the hub's thread. Leave long computations to a tool.`,
-    );
+function stopError(reason: Stop, limits?: SandboxLimits): SwitchboardError {
   if (reason === 'time')
     return new SwitchboardError(
       'TIMEOUT',
-      `The program ran past its time limit of ${limits.timeoutMs} ms ([catalog.run] timeout_ms) and was stopped.`,
+      `The program ran past its time limit of ${limits?.timeoutMs} ms ([catalog.run] timeout_ms) and was stopped.`,
     );
   if (reason === 'memory')
     return new SwitchboardError(
       'INVALID_INPUT',
-      `The program used more than its memory limit of ${limits.memoryBytes} bytes ([catalog.run] memory_bytes) and was stopped.`,
+      `The program used more than its memory limit of ${limits?.memoryBytes} bytes ([catalog.run] memory_bytes) and was stopped.`,
     );
   return new SwitchboardError('CANCELLED', 'The call was cancelled.');
 }
@@ -318,23 +242,4 @@ function programError(
 function withConsole(err: SwitchboardError, lines: string[]): SwitchboardError {
   if (!lines.length) return err;
   return new SwitchboardError(err.code, err.message, { ...err.details, console: lines });
-}
-
-/** The program's console, capped at MAX_CONSOLE_CHARS. */
-class Console {
-  lines: string[] = [];
-  private chars = 0;
-  private full = false;
-
-  add(level: string, text: string): void {
-    if (this.full) return;
-    const line = level === 'log' || level === 'info' ? text : `[${level}] ${text}`;
-    if (this.chars + line.length > MAX_CONSOLE_CHARS) {
-      this.full = true;
-      this.lines.push(`… console output past ${MAX_CONSOLE_CHARS} characters dropped`);
-      return;
-    }
-    this.chars += line.length;
-    this.lines.push(line);
-  }
 }

@@ -55,9 +55,9 @@ export const catalogRun = defineCapability({
       names,
       limits: {
         timeoutMs: limits.timeout_ms,
-        maxBlockingMs: limits.max_blocking_ms,
         memoryBytes: limits.memory_bytes,
         maxCalls: limits.max_calls,
+        maxRunning: limits.max_running,
       },
       signal: ctx.signal,
       call: async (name, args, signal) => {
