@@ -176,12 +176,12 @@ export async function agentsList(opts: { cwd: string; json?: boolean }): Promise
 /** `agents import --from agent-orchestrator [DIR] [--agent NAME…] [--json]` */
 export async function agentsImport(
   dir: string | undefined,
-  opts: { cwd: string; from?: string; agent?: string[]; json?: boolean },
+  opts: { cwd: string; from?: string; agent?: string[]; approveCommands?: boolean; json?: boolean },
 ): Promise<void> {
   if (opts.from !== 'agent-orchestrator')
     throw new CliError(`--from: expected agent-orchestrator${opts.from ? `, got '${opts.from}'` : ''}.`, 2);
   const { importOrchestratorAgents } = await import('../sources/agents/import-agents.ts');
-  const result = importOrchestratorAgents(opts.cwd, dir, opts.agent ?? []);
+  const result = importOrchestratorAgents(opts.cwd, dir, opts.agent ?? [], { approveCommands: opts.approveCommands });
   if (opts.json) return printJson(result);
   if (!existsSync(result.from))
     throw new CliError(`No agent-orchestrator agents folder at ${result.from}; pass the folder (e.g. config/agents).`);
@@ -191,6 +191,8 @@ export async function agentsImport(
       ? `Imported into .switchboard/agents: ${result.imported.join(', ')}\n`
       : 'Imported nothing new.\n',
   );
+  for (const c of result.commands)
+    process.stdout.write(`approved ${c.agent}: server '${c.server}' runs \`${c.command}\`\n`);
   for (const s of result.skipped) process.stdout.write(`${colour().yellow('skipped')} ${s.name}: ${s.reason}\n`);
   if (result.imported.length) process.stdout.write('Check them with: switchboard agents list\n');
 }

@@ -296,6 +296,10 @@ export function buildProgram(): Command {
     )
     .requiredOption('--from <tool>', 'agent-orchestrator')
     .option('--agent <name...>', 'only these agents')
+    .option(
+      '--approve-commands',
+      'import agent.mcp.json servers that run a command (each is named when skipped: review it first)',
+    )
     .option('--json', 'print JSON')
     .action(async (dir, o) => (await cmd.agents()).agentsImport(dir, { cwd: cwd(), ...o }));
 

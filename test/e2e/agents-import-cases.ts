@@ -17,8 +17,11 @@ export interface ImportedAgents {
   refused: string[];
   /** The agent refused for "hooks", and the one refused for a registry `ref` server with that server. */
   hooksAgent: string;
-  registryRef: { agent: string; server: string };
-  /** An agent with parameters (runnable[1]). */
+  /** Without the registry beside the agents folder: an agent refused for its `ref` server. */
+  registryRef?: { agent: string; server: string };
+  /** Runnable agents merged with the library beside the agents folder: written as merged, not copied unchanged. */
+  merged?: string[];
+  /** An agent with parameters. */
   parametric: string;
 }
 
@@ -40,13 +43,21 @@ async function importsRunnable(set: ImportedAgents): Promise<void> {
   const skipped = Object.fromEntries(out.skipped.map((s: { name: string; reason: string }) => [s.name, s.reason]));
   expect(Object.keys(skipped).sort()).toEqual(set.refused);
   expect(skipped[set.hooksAgent]).toContain(`${set.hooksAgent}/agent.json: "hooks" is not supported`);
-  const { agent, server } = set.registryRef;
-  expect(skipped[agent]).toContain(`${agent}/agent.mcp.json: server '${server}': "ref"`);
-  for (const name of set.runnable)
+  if (set.registryRef) {
+    const { agent, server } = set.registryRef;
+    expect(skipped[agent]).toContain(`${agent}/agent.mcp.json: server '${server}': "ref"`);
+  }
+  const read = (...path: string[]) => readFileSync(join(...path), 'utf8');
+  for (const name of set.runnable.filter((n) => !set.merged?.includes(n)))
     for (const file of ['agent.json', 'agent.system-prompt.md'])
-      expect(readFileSync(join(dir, '.switchboard/agents', name, file), 'utf8')).toBe(
-        readFileSync(join(set.agents, name, file), 'utf8'),
-      );
+      expect(read(dir, '.switchboard/agents', name, file)).toBe(read(set.agents, name, file));
+  // A merged one is written in .switchboard/agents' own terms: no capabilities, no ref left.
+  for (const name of set.merged ?? []) {
+    expect(JSON.parse(read(dir, '.switchboard/agents', name, 'agent.json')).capabilities).toBeUndefined();
+    const servers = Object.values(JSON.parse(read(dir, '.switchboard/agents', name, 'agent.mcp.json')).mcpServers);
+    expect(servers.length).toBeGreaterThan(0);
+    for (const spec of servers) expect(spec).not.toHaveProperty('ref');
+  }
   for (const name of set.refused) expect(existsSync(join(dir, '.switchboard/agents', name))).toBe(false);
 
   // Now Switchboard's own: listed from .switchboard/agents, the originals named as not used.
@@ -54,6 +65,7 @@ async function importsRunnable(set: ImportedAgents): Promise<void> {
   expect(list.agents.map((a: { name: string; source: string }) => `${a.name}:${a.source}`)).toEqual(
     set.runnable.map((n) => `${n}:switchboard`),
   );
+  expect(list.broken.filter((b: { source: string }) => b.source === 'switchboard')).toEqual([]);
   const clash = set.parametric;
   expect(list.warnings).toContain(
     `.agent-orchestrator/agents/${clash} is not used: .switchboard/agents/${clash} has the same agent name and Switchboard's own folder wins. Rename or delete one of them.`,

@@ -1,6 +1,7 @@
 // Our own agents in agent-orchestrator's blueprint format (test/fixtures/agent-orchestrator-format), and which of
-// them Switchboard can run: the others each carry one key it cannot honour (procedural type, capabilities, hooks,
-// demands, or a registry `ref` MCP server). Their real agents are read in test/originals/agent-orchestrator.test.ts.
+// them Switchboard can run: the others each carry one key it cannot honour (procedural type, hooks, demands) or need
+// the library this fixture leaves out (a capability, a registry `ref` MCP server; the library cases write it). Their
+// real agents are read in test/originals/agent-orchestrator.test.ts.
 import { join, resolve } from 'node:path';
 
 /** A project folder holding `.agent-orchestrator/agents/…`. */

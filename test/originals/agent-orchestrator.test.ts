@@ -1,30 +1,65 @@
 // agent-orchestrator's own agent blueprints (../shared/originals/agent-orchestrator, see its NOTICE) in a project's
-// .agent-orchestrator/agents, as Switchboard reads them in place (hub: listed, tag-filtered, started with their
-// parameters, their output_schema, a name clash, no grants) and as `switchboard agents import` copies them (the built
-// CLI): the three it can run work, the six others are refused naming the file and key. The cases are written once, in
-// test/sources/agents/orchestrator-cases.ts and test/e2e/agents-import-cases.ts, and run on our own agents in that
-// format by test/sources/agents/agent-orchestrator.test.ts and test/e2e/agents-import.test.ts.
+// .agent-orchestrator/agents, beside a library of our own in its format (the MCP server registry entries and the
+// capability they use: its real ones are not among the shared files), as Switchboard reads them in place (hub:
+// listed, tag-filtered, started with their parameters, their output_schema, their ref servers and capability, a name
+// clash, no grants) and as `switchboard agents import` copies them (the built CLI). Which run and which are refused,
+// and why, is RUNNABLE and REFUSED below. The cases are written once, in test/sources/agents/orchestrator-cases.ts and
+// test/e2e/agents-import-cases.ts, and run on our own agents in that format by
+// test/sources/agents/agent-orchestrator.test.ts and test/e2e/agents-import.test.ts.
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe } from 'vitest';
+import { afterAll, describe } from 'vitest';
 import { importCases } from '../e2e/agents-import-cases.ts';
 import { original } from '../helpers/originals.ts';
-import { type OrchestratorSet, orchestratorHubCases } from '../sources/agents/orchestrator-cases.ts';
+import {
+  type LibraryRun,
+  type OrchestratorSet,
+  orchestratorHubCases,
+  writeLibrary,
+} from '../sources/agents/orchestrator-cases.ts';
 
-/** Their project folder: `.agent-orchestrator/agents/<name>/…`, nine agents. */
-const PROJECT = original('agent-orchestrator', 'project');
+/**
+ * Their registry entry and capability that these agents use, as ours: knowledge-coordinator refs `context-store` and
+ * `orchestrator` (the orchestrator's own MCP server), web-researcher lists the `context-store` capability.
+ */
+const LIBRARY: LibraryRun = {
+  registry: 'context-store',
+  refAgent: { name: 'knowledge-coordinator', server: 'context-store' },
+  capAgent: {
+    name: 'web-researcher',
+    capability: 'context-store',
+    server: 'context-store',
+    parameters: { question: 'What is backpressure in message queues?' },
+  },
+};
+
+/** Their project folder (`.agent-orchestrator/agents/<name>/…`, nine agents) with our library beside the agents. */
+const PROJECT = mkdtempSync(join(tmpdir(), 'switchboard-ao-originals-'));
+cpSync(original('agent-orchestrator', 'project'), PROJECT, { recursive: true });
+writeLibrary(PROJECT, LIBRARY, 'http://127.0.0.1:9/mcp');
+afterAll(() => rmSync(PROJECT, { recursive: true, force: true }));
 const AGENTS = join(PROJECT, '.agent-orchestrator/agents');
 
-// Which of their agents Switchboard can run; each of the others has one key it cannot honour (procedural type,
-// capabilities, hooks, demands, or a registry `ref` MCP server).
-const RUNNABLE = ['local-codebase-researcher', 'parametric-agent', 'prompt-assistant'];
-const REFUSED = [
+/**
+ * What runs after issue 34: their three plain agents, and the three whose `ref` servers (agent-orchestrator,
+ * knowledge-coordinator) and capability (web-researcher) are resolved from the library.
+ */
+const RUNNABLE = [
   'agent-orchestrator',
-  'current-working-directory',
-  'high-demand-agent',
   'knowledge-coordinator',
-  'structured-output-agent',
+  'local-codebase-researcher',
+  'parametric-agent',
+  'prompt-assistant',
   'web-researcher',
 ];
+/** Refused, each for a key with no equivalent in Switchboard (the messages are checked in the cases). */
+const REFUSED = [
+  'current-working-directory', // "type": "procedural": runs its runner's script, not a model session
+  'high-demand-agent', // "demands": no runners to match
+  'structured-output-agent', // "hooks": no agent started when a run starts or finishes
+];
+const MERGED = ['agent-orchestrator', 'knowledge-coordinator', 'web-researcher'];
 
 const SET: OrchestratorSet = {
   project: PROJECT,
@@ -36,20 +71,14 @@ const SET: OrchestratorSet = {
   refusedFor: {
     procedural: 'current-working-directory',
     hooks: 'structured-output-agent',
-    capabilities: 'web-researcher',
     demands: 'high-demand-agent',
   },
-  registryRef: {
-    agent: 'knowledge-coordinator',
-    server: 'context-store',
-    namedIn: 'agent-orchestrator',
-    registryFile: '.agent-orchestrator/mcp-servers/orchestrator/mcp-server.json',
-  },
+  library: LIBRARY,
   tags: {
     cases: [
-      [['internal'], RUNNABLE],
+      [['internal'], RUNNABLE.filter((n) => n !== 'knowledge-coordinator')],
       [['internal', 'example'], ['parametric-agent']],
-      [['external'], []],
+      [['external'], ['agent-orchestrator']],
     ],
     shown: { tag: 'research', agent: 'local-codebase-researcher' },
   },
@@ -104,7 +133,7 @@ describe("agents import --from agent-orchestrator on agent-orchestrator's own ag
     runnable: RUNNABLE,
     refused: REFUSED,
     hooksAgent: 'structured-output-agent',
-    registryRef: { agent: 'knowledge-coordinator', server: 'context-store' },
+    merged: MERGED,
     parametric: 'parametric-agent',
   };
 

@@ -15,14 +15,16 @@ export type DefinitionSource = 'switchboard' | 'agent-orchestrator';
 const UNSUPPORTED: Record<string, string> = {
   script:
     'a procedural agent runs an agent-orchestrator script, not a model session; Switchboard agents are model sessions: run the script as a Switchboard script (.switchboard/scripts) or from a shell step, and remove this agent folder',
-  capabilities:
-    'Switchboard has no capability library (.agent-orchestrator/capabilities): put the capability text into agent.system-prompt.md and its MCP servers into agent.mcp.json, then remove "capabilities"',
   hooks:
     'Switchboard does not start another agent when a run starts or finishes: start the hook agent yourself with agent__start after this one (agent__result gives its answer), then remove "hooks"',
   demands:
     'Switchboard runs every session itself, so there is no runner to match against these demands: remove "demands" (the agent then runs on this host)',
   skills: 'agent-orchestrator does not use skills yet and neither does Switchboard: remove "skills"',
 };
+
+/** What `switchboard agents import` does with what a `.switchboard/agents` folder cannot resolve. */
+const LIBRARY_HERE =
+  "`switchboard agents import --from agent-orchestrator` writes the capabilities' texts and the resolved servers into the agent it imports";
 
 /** Keys that grant a session powers (docs/agents.md#permissions): read only from `.switchboard/agents`. */
 const GRANT_KEYS = ['permission_mode', 'shell', 'builtins', 'directories', 'roles'];
@@ -40,6 +42,13 @@ export function keyProblem(raw: unknown, source: DefinitionSource): string | und
   const json = raw as Record<string, unknown>;
   if (json.type === 'procedural') return `"type": "procedural" is not supported: ${UNSUPPORTED.script}`;
   for (const [key, what] of Object.entries(UNSUPPORTED)) if (key in json) return `"${key}" is not supported: ${what}`;
+  if ('capabilities' in json) {
+    if (source === 'switchboard')
+      return `"capabilities" is read only in an agent-orchestrator folder (its capabilities folder is beside it): ${LIBRARY_HERE}`;
+    const caps = json.capabilities;
+    if (!Array.isArray(caps) || !caps.every((c) => typeof c === 'string' && c))
+      return '"capabilities" must be a list of capability names, e.g. ["context-store"]';
+  }
   if (source === 'agent-orchestrator')
     for (const key of GRANT_KEYS)
       if (key in json)
@@ -47,15 +56,36 @@ export function keyProblem(raw: unknown, source: DefinitionSource): string | und
   return undefined;
 }
 
-/** The problem with one agent.mcp.json server of agent-orchestrator's form, or undefined. */
-export function mcpServerProblem(name: string, spec: unknown, source: DefinitionSource): string | undefined {
+/**
+ * The problem with one agent.mcp.json server of agent-orchestrator's form, or undefined. A `ref` is resolved from
+ * the registry beside an agent-orchestrator folder (orchestrator-library.ts); a command server there only when the
+ * operator approved it (`agents import --approve-commands`).
+ */
+export function mcpServerProblem(
+  name: string,
+  spec: unknown,
+  source: DefinitionSource,
+  agent: string,
+  opts: { commandsApproved?: boolean } = {},
+): string | undefined {
   if (spec === null || typeof spec !== 'object') return undefined;
   const s = spec as Record<string, unknown>;
-  if ('ref' in s)
-    return `server '${name}': "ref" names an entry of agent-orchestrator's MCP server registry, which Switchboard does not have: give the server itself, {"type": "http", "url": "…", "headers": {…}} (its url and default_config are in .agent-orchestrator/mcp-servers/${String(s.ref)}/mcp-server.json)`;
-  if (source === 'agent-orchestrator' && 'command' in s)
-    return `server '${name}': a server that runs a command is read only from .switchboard/agents (sessions cannot edit it; agent-orchestrator itself takes only "ref" servers). Import the agent with \`switchboard agents import\` and review the command there`;
+  if ('ref' in s) {
+    if (source === 'switchboard')
+      return `server '${name}': "ref" is resolved only in an agent-orchestrator folder (its MCP server registry is beside it): ${LIBRARY_HERE}`;
+    if (typeof s.ref !== 'string' || !s.ref)
+      return `server '${name}': "ref" must name an entry of the MCP server registry`;
+    return undefined;
+  }
+  if (source === 'agent-orchestrator' && 'command' in s && !opts.commandsApproved)
+    return `server '${name}': a server that runs a command (${commandText(s)}) is read only from .switchboard/agents, which sessions cannot edit (this folder they can; agent-orchestrator itself now takes only "ref" servers). Review the command, then import the agent with it approved: switchboard agents import --from agent-orchestrator --agent ${agent} --approve-commands`;
   return undefined;
+}
+
+/** A command server's command line, as its file gives it, for the operator to review. */
+export function commandText(spec: Record<string, unknown>): string {
+  const args = Array.isArray(spec.args) ? spec.args.map(String) : [];
+  return [String(spec.command), ...args].join(' ');
 }
 
 /**
@@ -81,6 +111,26 @@ export function fillPlaceholders(text: string, ctx: { params?: Record<string, un
     }
     return whole;
   });
+}
+
+/** Whether a server table holds placeholders {@link fillPlaceholders} fills for each session. */
+export function hasSessionPlaceholders(servers: Record<string, unknown>): boolean {
+  return /\$\{(params\.[^}]+|runtime\.session_id)\}/.test(JSON.stringify(servers));
+}
+
+/**
+ * A session's MCP servers: every string of them with its placeholders filled as in the system prompt (a registry
+ * entry's headers carry `${runtime.session_id}`, a ref's config may carry `${params.X}`).
+ */
+export function fillServers<T>(servers: T, ctx: { params?: Record<string, unknown>; sessionId: string }): T {
+  const fill = (value: unknown): unknown => {
+    if (typeof value === 'string') return fillPlaceholders(value, ctx);
+    if (Array.isArray(value)) return value.map(fill);
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    return value;
+  };
+  return fill(servers) as T;
 }
 
 /**

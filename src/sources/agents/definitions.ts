@@ -2,13 +2,20 @@
 // agent-orchestrator's blueprints in `.agent-orchestrator/agents/` as they are (agent-orchestrator.ts).
 // Read fresh on every use (they are small files people edit); a broken one is reported with its path, never hiding others.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { z } from 'zod';
 import { PERMISSION_MODES, type PermissionMode, PROFILE_NAME } from '../../config/schema.ts';
 import { SwitchboardError } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 import { CALLER_LIMIT_ENV } from '../../policy/caller-limit.ts';
-import { type DefinitionSource, keyProblem, mcpServerProblem, orchestratorAgentsDir } from './agent-orchestrator.ts';
+import {
+  type DefinitionSource,
+  hasSessionPlaceholders,
+  keyProblem,
+  mcpServerProblem,
+  orchestratorAgentsDir,
+} from './agent-orchestrator.ts';
+import { mergedPrompt, mergeLibrary } from './orchestrator-library.ts';
 
 export const PROVIDERS = ['claude-cli', 'anthropic', 'openai', 'gemini'] as const;
 export type ProviderName = (typeof PROVIDERS)[number];
@@ -94,9 +101,14 @@ export interface AgentDefinition {
   profile?: string;
   dir: string;
   systemPrompt?: string;
-  /** Path of `agent.mcp.json` when present (claude-cli reads it itself). */
+  /** Path of `agent.mcp.json` when present (claude-cli reads it itself unless `mcpInline`). */
   mcpConfigPath?: string;
   mcpServers: Record<string, McpServerSpec>;
+  /**
+   * The servers are not the file's as written — merged from agent-orchestrator's library, or with placeholders filled
+   * per session — so claude-cli is given them as JSON (`--mcp-config '{"mcpServers": …}'`), not the file's path.
+   */
+  mcpInline?: true;
 }
 
 export interface BrokenDefinition {
@@ -126,8 +138,17 @@ function readJson(path: string): unknown {
   }
 }
 
-/** Load one definition folder; throws an Error whose message starts with the offending path. */
-export function loadOne(dir: string, folder: string, source: DefinitionSource): AgentDefinition {
+/**
+ * Load one definition folder; throws an Error whose message starts with the offending path. An agent-orchestrator
+ * folder's capabilities and registry `ref` servers are merged in from beside it (orchestrator-library.ts); its
+ * command servers are taken only with `commandsApproved` (the operator's `agents import --approve-commands`).
+ */
+export function loadOne(
+  dir: string,
+  folder: string,
+  source: DefinitionSource,
+  opts: { commandsApproved?: boolean } = {},
+): AgentDefinition {
   const file = join(dir, 'agent.json');
   if (!existsSync(file)) throw new Error(`${file}: missing (every agent folder needs an agent.json)`);
   // agent-orchestrator marks an inactive agent with this file; it is not started, and says so.
@@ -139,7 +160,9 @@ export function loadOne(dir: string, folder: string, source: DefinitionSource): 
   const raw = readJson(file);
   const unsupported = keyProblem(raw, source);
   if (unsupported) throw new Error(`${file}: ${unsupported}`);
-  const parsed = AgentJson.safeParse(raw);
+  // keyProblem let `capabilities` through only in an agent-orchestrator folder, as a list of names.
+  const { capabilities = [], ...own } = raw as { capabilities?: string[] };
+  const parsed = AgentJson.safeParse(own);
   if (!parsed.success) throw new Error(`${file}: ${describeIssues(parsed.error.issues).message}`);
   if (parsed.data.name !== folder)
     throw new Error(`${file}: name '${parsed.data.name}' must equal the folder name '${folder}'`);
@@ -149,13 +172,33 @@ export function loadOne(dir: string, folder: string, source: DefinitionSource): 
     );
   const promptFile = join(dir, 'agent.system-prompt.md');
   const mcpFile = join(dir, 'agent.mcp.json');
-  let mcpServers: Record<string, McpServerSpec> = {};
+  type RawMcp = { mcpServers?: Record<string, unknown> } | null;
+  let rawMcp: RawMcp = null;
   if (existsSync(mcpFile)) {
-    const rawMcp = readJson(mcpFile) as { mcpServers?: Record<string, unknown> } | null;
+    rawMcp = readJson(mcpFile) as RawMcp;
     for (const [name, spec] of Object.entries(rawMcp?.mcpServers ?? {})) {
-      const problem = mcpServerProblem(name, spec, source);
+      const problem = mcpServerProblem(name, spec, source, folder, opts);
       if (problem) throw new Error(`${mcpFile}: ${problem}`);
     }
+  }
+  let ownPrompt = existsSync(promptFile) ? readFileSync(promptFile, 'utf8') : undefined;
+  let merged = false;
+  if (source === 'agent-orchestrator' && rawMcp !== null && typeof rawMcp === 'object' && !Array.isArray(rawMcp)) {
+    const servers = rawMcp.mcpServers;
+    if (servers && typeof servers === 'object' && !Array.isArray(servers)) {
+      const lib = mergeLibrary(dirname(dir), capabilities, servers, { agentFile: file, mcpFile });
+      rawMcp = { ...rawMcp, mcpServers: lib.servers };
+      ownPrompt = mergedPrompt(ownPrompt, lib.promptParts);
+      merged = lib.merged;
+    }
+  } else if (capabilities.length) {
+    const lib = mergeLibrary(dirname(dir), capabilities, {}, { agentFile: file, mcpFile });
+    rawMcp = { mcpServers: lib.servers };
+    ownPrompt = mergedPrompt(ownPrompt, lib.promptParts);
+    merged = true;
+  }
+  let mcpServers: Record<string, McpServerSpec> = {};
+  if (rawMcp !== null) {
     const mcp = McpJson.safeParse(rawMcp);
     if (!mcp.success) throw new Error(`${mcpFile}: ${describeIssues(mcp.error.issues).message}`);
     mcpServers = mcp.data.mcpServers;
@@ -171,9 +214,11 @@ export function loadOne(dir: string, folder: string, source: DefinitionSource): 
     ...parsed.data,
     source,
     dir,
-    ...(existsSync(promptFile) ? { systemPrompt: readFileSync(promptFile, 'utf8') } : {}),
+    ...(ownPrompt !== undefined ? { systemPrompt: ownPrompt } : {}),
     ...(existsSync(mcpFile) ? { mcpConfigPath: mcpFile } : {}),
     mcpServers,
+    // claude-cli reads agent.mcp.json itself unless what it must start differs from the file.
+    ...(merged || hasSessionPlaceholders(mcpServers) ? { mcpInline: true } : {}),
   };
 }
 

@@ -1,16 +1,20 @@
 // `switchboard agents import --from agent-orchestrator`: copy agent-orchestrator's agent folders into
-// `.switchboard/agents`, where the project owner can then grant them more than the defaults. A folder Switchboard
-// cannot use (a key it cannot honour, a registry `ref`, switched off) is not copied, and the reason names the file.
-import { cpSync, existsSync, readdirSync } from 'node:fs';
+// `.switchboard/agents`, where the project owner can then grant them more than the defaults. An agent whose
+// capabilities or registry `ref` servers were merged in is written as merged (its library stays behind); a command
+// server is taken only when the operator approves it (`approveCommands`, having read it in the skip reason). A folder
+// Switchboard cannot use (a key it cannot honour, switched off) is not copied, and the reason names the file.
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { orchestratorAgentsDir } from './agent-orchestrator.ts';
-import { agentsDir, loadOne } from './definitions.ts';
+import { commandText, orchestratorAgentsDir } from './agent-orchestrator.ts';
+import { type AgentDefinition, agentsDir, loadOne } from './definitions.ts';
 
 export interface AgentImport {
   /** The folder read. */
   from: string;
   imported: string[];
   skipped: { name: string; reason: string }[];
+  /** The command servers imported with the operator's approval: agent, server and command line. */
+  commands: { agent: string; server: string; command: string }[];
 }
 
 /**
@@ -21,9 +25,14 @@ export interface AgentImport {
  * @example
  * importOrchestratorAgents('/repo') // { from: '/repo/.agent-orchestrator/agents', imported: ['web-researcher'], skipped: [] }
  */
-export function importOrchestratorAgents(projectDir: string, folder?: string, names: string[] = []): AgentImport {
+export function importOrchestratorAgents(
+  projectDir: string,
+  folder?: string,
+  names: string[] = [],
+  opts: { approveCommands?: boolean } = {},
+): AgentImport {
   const from = folder ? resolve(projectDir, folder) : orchestratorAgentsDir(projectDir);
-  const out: AgentImport = { from, imported: [], skipped: [] };
+  const out: AgentImport = { from, imported: [], skipped: [], commands: [] };
   if (!existsSync(from)) return out;
   const present = readdirSync(from, { withFileTypes: true })
     .filter((e) => e.isDirectory())
@@ -37,14 +46,39 @@ export function importOrchestratorAgents(projectDir: string, folder?: string, na
       out.skipped.push({ name, reason: `already in ${target} (kept as it is)` });
       continue;
     }
+    let agent: AgentDefinition;
     try {
-      loadOne(join(from, name), name, 'agent-orchestrator');
+      agent = loadOne(join(from, name), name, 'agent-orchestrator', { commandsApproved: opts.approveCommands });
     } catch (err) {
       out.skipped.push({ name, reason: (err as Error).message });
       continue;
     }
     cpSync(join(from, name), target, { recursive: true });
+    if (agent.mcpInline) writeMerged(agent, target);
+    for (const [server, spec] of Object.entries(rawServers(join(from, name))))
+      if (spec && typeof spec === 'object' && 'command' in spec)
+        out.commands.push({ agent: name, server, command: commandText(spec as Record<string, unknown>) });
     out.imported.push(name);
   }
   return out;
+}
+
+/** The servers of a folder's agent.mcp.json as written (loadOne has checked the file). */
+function rawServers(dir: string): Record<string, unknown> {
+  const file = join(dir, 'agent.mcp.json');
+  return existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')).mcpServers ?? {}) : {};
+}
+
+/**
+ * An agent as merged with agent-orchestrator's library, in `.switchboard/agents`' own terms: agent.json without
+ * `capabilities`, their texts in the system prompt, every server itself in agent.mcp.json (placeholders Switchboard
+ * fills per session kept as written).
+ */
+function writeMerged(agent: AgentDefinition, target: string): void {
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  const file = join(target, 'agent.json');
+  const { capabilities: _, ...own } = JSON.parse(readFileSync(file, 'utf8'));
+  writeFileSync(file, json(own));
+  if (agent.systemPrompt !== undefined) writeFileSync(join(target, 'agent.system-prompt.md'), agent.systemPrompt);
+  writeFileSync(join(target, 'agent.mcp.json'), json({ mcpServers: agent.mcpServers }));
 }

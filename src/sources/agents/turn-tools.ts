@@ -67,7 +67,11 @@ export async function turnTools(
   const env = profile ? { ...deps.env, SWITCHBOARD_PROFILE: profile.name } : deps.env;
   for (const [server, spec] of Object.entries(agent.mcpServers)) {
     try {
-      servers[server] = expandAll(spec, `${agent.mcpConfigPath}: mcpServers.${server}`, env) as typeof spec;
+      servers[server] = expandAll(
+        spec,
+        `${agent.mcpConfigPath ?? agent.dir}: mcpServers.${server}`,
+        env,
+      ) as typeof spec;
     } catch (err) {
       emit([{ type: 'mcp_unavailable', server, error: toErrorInfo(err).message }]);
     }

@@ -6,7 +6,7 @@ import type { LogLevel, Principal } from '../../core/context.ts';
 import { toErrorInfo } from '../../core/errors.ts';
 import type { TraceContext } from '../../core/trace-context.ts';
 import { type PassedLimit, passCallerLimit } from '../../policy/caller-limit.ts';
-import { fillPlaceholders } from './agent-orchestrator.ts';
+import { fillPlaceholders, fillServers } from './agent-orchestrator.ts';
 import type { AgentDefinition, ProviderName } from './definitions.ts';
 import { describeEvent } from './describe-event.ts';
 import { hubFileDirs } from './grant.ts';
@@ -66,6 +66,7 @@ export async function runTurn(
   transcript: TranscriptWriter,
   lock: LockState,
 ): Promise<TurnResult> {
+  agent = agent && forSession(agent, meta);
   const cfg = deps.services.config.get().agents;
   const provider = deps.providers[meta.provider];
   // With telemetry on, the turn is a span in the call's trace, and the parent of its model requests.
@@ -146,6 +147,13 @@ export async function runTurn(
     span.end(result.error === undefined ? undefined : result.status);
   }
   return result;
+}
+
+/** The agent as this session runs it: its MCP servers' placeholders filled with the session's name and parameters. */
+function forSession(agent: AgentDefinition, meta: SessionMeta): AgentDefinition {
+  if (!agent.mcpInline) return agent;
+  const mcpServers = fillServers(agent.mcpServers, { params: meta.options.parameters, sessionId: meta.session_name });
+  return { ...agent, mcpServers };
 }
 
 /** What a turn's model calls are made with, besides their input. */

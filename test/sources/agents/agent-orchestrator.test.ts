@@ -13,7 +13,7 @@ import {
   RUNNABLE_AGENTS,
 } from '../../helpers/agent-orchestrator-format.ts';
 import { writeFiles } from '../../helpers/plugins.ts';
-import { type OrchestratorSet, orchestratorHubCases } from './orchestrator-cases.ts';
+import { type OrchestratorSet, orchestratorHubCases, orchestratorHubs } from './orchestrator-cases.ts';
 
 const SET: OrchestratorSet = {
   project: FORMAT_PROJECT,
@@ -22,17 +22,21 @@ const SET: OrchestratorSet = {
   refused: REFUSED_AGENTS,
   parametric: { name: 'haiku-writer', tags: ['docs', 'example'] },
   structured: 'release-note-drafter',
-  refusedFor: {
-    procedural: 'disk-report',
-    hooks: 'review-with-followup',
-    capabilities: 'ticket-triager',
-    demands: 'gpu-batch',
+  refusedFor: { procedural: 'disk-report', hooks: 'review-with-followup', demands: 'gpu-batch' },
+  // Our fixture has no registry or capabilities folder; the library cases write ours.
+  noLibrary: {
+    capability: { agent: 'ticket-triager', name: 'issue-tracker' },
+    registryRef: {
+      agent: 'notes-curator',
+      server: 'notes-store',
+      ref: 'notes-registry',
+      registryFile: '.agent-orchestrator/mcp-servers/notes-registry/mcp-server.json',
+    },
   },
-  registryRef: {
-    agent: 'notes-curator',
-    server: 'notes-store',
-    namedIn: 'notes-curator',
-    registryFile: '.agent-orchestrator/mcp-servers/notes-registry/mcp-server.json',
+  library: {
+    registry: 'notes-registry',
+    refAgent: { name: 'notes-curator', server: 'notes-store' },
+    capAgent: { name: 'ticket-triager', capability: 'issue-tracker', server: 'tracker' },
   },
   tags: {
     cases: [
@@ -124,6 +128,64 @@ describe('agents in .agent-orchestrator/agents', () => {
       `${join(dir, 'runner/agent.mcp.json')}: server 'evil': a server that runs a command`,
     );
     expect(errors.off).toContain(`${join(dir, 'off/.disabled')}: the agent is switched off`);
+  });
+});
+
+describe("agent-orchestrator's library, when what it holds cannot be used", () => {
+  const orchestratorProject = orchestratorHubs(FORMAT_PROJECT);
+
+  it('names the file and what to do for each problem; Switchboard agents get neither key', async () => {
+    const { hub: h } = await orchestratorProject();
+    const base = join(h.dir, '.agent-orchestrator');
+    const agent = (name: string, extra: Record<string, unknown>, mcp?: unknown) => ({
+      [`agents/${name}/agent.json`]: JSON.stringify({ name, description: 'x', ...extra }),
+      ...(mcp ? { [`agents/${name}/agent.mcp.json`]: JSON.stringify({ mcpServers: mcp }) } : {}),
+    });
+    writeFiles(base, {
+      'mcp-servers/vault/mcp-server.json': JSON.stringify({
+        id: 'vault',
+        name: 'Vault',
+        url: 'http://127.0.0.1:9/mcp',
+        config_schema: { 'X-Token': { type: 'string', required: true } },
+        default_config: { 'X-Token': '${scope.token}' },
+      }),
+      'mcp-servers/elsewhere/mcp-server.json': JSON.stringify({ id: 'elsewhere', name: 'E', url: '${runner.other}' }),
+      'capabilities/checker/capability.json': JSON.stringify({ name: 'checker', description: 'x', script: 'check' }),
+      'capabilities/store/capability.json': JSON.stringify({ name: 'store', description: 'x' }),
+      'capabilities/store/capability.mcp.json': JSON.stringify({ mcpServers: { vault: { ref: 'vault' } } }),
+      ...agent('scoped', {}, { vault: { ref: 'vault' } }),
+      ...agent('given', {}, { vault: { ref: 'vault', config: { 'X-Token': 'abc' } } }),
+      ...agent('runner-url', {}, { e: { ref: 'elsewhere' } }),
+      ...agent('scripted', { capabilities: ['checker'] }),
+      ...agent('twice', { capabilities: ['store'] }, { vault: { ref: 'vault', config: { 'X-Token': 'abc' } } }),
+      ...agent('bad-list', { capabilities: 'store' }),
+    });
+    writeFiles(join(h.dir, '.switchboard/agents'), {
+      'own-caps/agent.json': JSON.stringify({ name: 'own-caps', description: 'x', capabilities: ['store'] }),
+      'own-ref/agent.json': JSON.stringify({ name: 'own-ref', description: 'x' }),
+      'own-ref/agent.mcp.json': JSON.stringify({ mcpServers: { vault: { ref: 'vault' } } }),
+    });
+    const list = await h.value('agent.list', { response_format: 'json' });
+    const errors = Object.fromEntries(list.broken.map((b: { name: string; error: string }) => [b.name, b.error]));
+    const file = (name: string, f = 'agent.json') => join(base, 'agents', name, f);
+    expect(errors.scoped).toBe(
+      `${file('scoped', 'agent.mcp.json')}: server 'vault': config 'X-Token' is required by ${join(base, 'mcp-servers/vault/mcp-server.json')}, and Switchboard never fills \${scope.token} (only \${params.X} and \${runtime.session_id}): give it in the ref's "config"`,
+    );
+    expect(list.agents.map((a: { name: string }) => a.name)).toContain('given');
+    expect(errors['runner-url']).toBe(
+      `${join(base, 'mcp-servers/elsewhere/mcp-server.json')}: "url" uses \${runner.other}, which only agent-orchestrator's runner knows (Switchboard fills \${runner.orchestrator_mcp_url}, as the hub itself): give the URL`,
+    );
+    expect(errors.scripted).toContain(
+      `${join(base, 'capabilities/checker/capability.json')}: capability 'checker' runs an agent-orchestrator script`,
+    );
+    expect(errors.twice).toBe(
+      `${file('twice', 'agent.mcp.json')}: server 'vault' is also given by ${join(base, 'capabilities/store/capability.mcp.json')}; agent-orchestrator refuses a server name given twice too: rename one of them`,
+    );
+    expect(errors['bad-list']).toBe(
+      `${file('bad-list')}: "capabilities" must be a list of capability names, e.g. ["context-store"]`,
+    );
+    expect(errors['own-caps']).toContain('"capabilities" is read only in an agent-orchestrator folder');
+    expect(errors['own-ref']).toContain(`server 'vault': "ref" is resolved only in an agent-orchestrator folder`);
   });
 });
 

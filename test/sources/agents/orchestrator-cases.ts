@@ -3,6 +3,8 @@
 // agent-orchestrator's own (test/originals/agent-orchestrator.test.ts, `npm run test:shared`). orchestratorHubCases
 // defines the tests from one set's agents and the values that differ between the two sets.
 import { cpSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { type FakeAnthropic, type FakeReply, startFakeAnthropic } from '../../helpers/fake-anthropic.ts';
@@ -52,16 +54,23 @@ export interface OrchestratorAgents {
   /** runnable[2], which has an output_schema. */
   structured: string;
   /** The agent refused for each key Switchboard cannot honour. */
-  refusedFor: { procedural: string; hooks: string; capabilities: string; demands: string };
-  /** The agent whose MCP server is a registry `ref`, that server, and an agent whose message names a registry file. */
-  registryRef: { agent: string; server: string; namedIn: string; registryFile: string };
+  refusedFor: { procedural: string; hooks: string; demands: string };
+  /**
+   * Without agent-orchestrator's library beside the agents folder: an agent whose capability is not there, and one
+   * whose `ref` server's registry entry is not there (that server, its ref and the registry file named).
+   */
+  noLibrary?: {
+    capability: { agent: string; name: string };
+    registryRef: { agent: string; server: string; ref: string; registryFile: string };
+  };
 }
 
 async function listsAgents({ hub: h }: OrchestratorHub, set: OrchestratorAgents): Promise<void> {
   const list = await h.value('agent.list', { response_format: 'json' });
   expect(list.agents.map((a: { name: string }) => a.name)).toEqual(set.runnable);
   const parametric = JSON.parse(readFileSync(join(set.agents, set.parametric.name, 'agent.json'), 'utf8'));
-  expect(list.agents[1]).toMatchObject({
+  const named = (name: string) => list.agents.find((a: { name: string }) => a.name === name);
+  expect(named(set.parametric.name)).toMatchObject({
     name: set.parametric.name,
     source: 'agent-orchestrator',
     description: parametric.description,
@@ -73,23 +82,26 @@ async function listsAgents({ hub: h }: OrchestratorHub, set: OrchestratorAgents)
     permission_mode: null,
     directories: ['.'],
   });
-  expect(list.agents[2]).toMatchObject({ name: set.structured, has_output_schema: true });
+  expect(named(set.structured)).toMatchObject({ has_output_schema: true });
   const broken = Object.fromEntries(
     list.broken.map((b: { name: string; error: string; source: string }) => [b.name, b.error]),
   );
   expect(Object.keys(broken).sort()).toEqual(set.refused);
   const file = (name: string, f = 'agent.json') => join(h.dir, '.agent-orchestrator/agents', name, f);
-  const { procedural, hooks, capabilities, demands } = set.refusedFor;
+  const { procedural, hooks, demands } = set.refusedFor;
   expect(broken[procedural]).toMatch(new RegExp(`^${file(procedural)}: "type": "procedural" is not supported: `));
   expect(broken[hooks]).toMatch(new RegExp(`^${file(hooks)}: "hooks" is not supported`));
-  expect(broken[capabilities]).toMatch(new RegExp(`^${file(capabilities)}: "capabilities" is not supported`));
   expect(broken[demands]).toMatch(new RegExp(`^${file(demands)}: "demands" is not supported`));
-  const ref = set.registryRef;
-  expect(broken[ref.agent]).toContain(
-    `${file(ref.agent, 'agent.mcp.json')}: server '${ref.server}': "ref" names an entry of agent-orchestrator's MCP server registry`,
-  );
-  // The registry entry named is the ref's, not the server's name.
-  expect(broken[ref.namedIn]).toContain(ref.registryFile);
+  if (set.noLibrary) {
+    const { capability, registryRef: ref } = set.noLibrary;
+    expect(broken[capability.agent]).toBe(
+      `${file(capability.agent)}: capability '${capability.name}' is not in agent-orchestrator's capabilities folder (${join(h.dir, '.agent-orchestrator/capabilities', capability.name, 'capability.json')} is missing): copy its folder there, or remove it from "capabilities"`,
+    );
+    // The registry entry named is the ref's, not the server's name.
+    expect(broken[ref.agent]).toContain(
+      `${file(ref.agent, 'agent.mcp.json')}: server '${ref.server}': "ref" names '${ref.ref}' of agent-orchestrator's MCP server registry, and ${join(h.dir, ref.registryFile)} is not there: copy the registry's folder beside the agents folder`,
+    );
+  }
   expect(list.warnings).toEqual([]);
 }
 
@@ -212,6 +224,101 @@ async function refusesShell(
   );
 }
 
+/**
+ * What the library cases write beside the agents folder (our own files in agent-orchestrator's format) and start:
+ * `refAgent` has a `ref` to `registry` (server `refServer`) and one to `orchestrator`; `capAgent` lists `capability`,
+ * whose capability.mcp.json refs `registry` too, started with `capParameters`.
+ */
+export interface LibraryRun {
+  registry: string;
+  refAgent: { name: string; server: string; parameters?: Record<string, unknown> };
+  capAgent: { name: string; capability: string; server: string; parameters?: Record<string, unknown> };
+}
+
+/** An HTTP server that records the headers of every request and answers none as MCP (the turn goes on without it). */
+async function headerRecorder(): Promise<{ url: string; seen: IncomingHttpHeaders[]; close(): Promise<void> }> {
+  const seen: IncomingHttpHeaders[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.headers);
+    req.resume();
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    seen,
+    close: () => new Promise((ok) => server.close(() => ok())),
+  };
+}
+
+/** Our registry entries and capability, in its format, beside the hub's agents folder. */
+export function writeLibrary(dir: string, run: LibraryRun, url: string): void {
+  const base = join(dir, '.agent-orchestrator');
+  writeFiles(join(base, 'mcp-servers'), {
+    [`${run.registry}/mcp-server.json`]: JSON.stringify({
+      id: run.registry,
+      name: 'Stand-in store',
+      url,
+      config_schema: { 'X-Partition': { type: 'string', required: true }, 'X-Mode': { type: 'string' } },
+      default_config: { 'X-Partition': '${runtime.session_id}', 'X-Mode': 'default' },
+    }),
+    'orchestrator/mcp-server.json': JSON.stringify({
+      id: 'orchestrator',
+      name: 'Agent Orchestrator',
+      url: '${runner.orchestrator_mcp_url}',
+      config_schema: { 'X-Agent-Session-Id': { type: 'string', required: true } },
+      default_config: { 'X-Agent-Session-Id': '${runtime.session_id}' },
+    }),
+  });
+  writeFiles(join(base, 'capabilities', run.capAgent.capability), {
+    'capability.json': JSON.stringify({ name: run.capAgent.capability, description: 'Stand-in capability' }),
+    'capability.text.md': 'Keep what you find in the store.',
+    'capability.mcp.json': JSON.stringify({ mcpServers: { [run.capAgent.server]: { ref: run.registry } } }),
+  });
+}
+
+/**
+ * With the library beside the agents folder, its `ref` servers are the servers themselves: the registry's URL with
+ * its default_config (session name filled) and the ref's config as headers; the orchestrator's own server is
+ * Switchboard's serve (its agent tools offered to the model); a capability's text follows the system prompt.
+ */
+async function resolvesLibrary({ hub: h, api }: OrchestratorHub, run: LibraryRun): Promise<void> {
+  const recorder = await headerRecorder();
+  try {
+    writeLibrary(h.dir, run, recorder.url);
+    const ref = run.refAgent;
+    const refConfig = JSON.parse(
+      readFileSync(join(h.dir, '.agent-orchestrator/agents', ref.name, 'agent.mcp.json'), 'utf8'),
+    ).mcpServers[ref.server].config as Record<string, string> | undefined;
+    const started = await h.value('agent.start', {
+      session_name: 'lib-ref',
+      agent_name: ref.name,
+      ...(ref.parameters ? { parameters: ref.parameters } : { prompt: 'Go' }),
+    });
+    expect(started.status).toBe('completed');
+    const request = recorder.seen[0];
+    expect(request['x-partition']).toBe('lib-ref');
+    expect(request['x-mode']).toBe(refConfig?.['X-Mode'] ?? 'default');
+    for (const [key, value] of Object.entries(refConfig ?? {})) expect(request[key.toLowerCase()]).toBe(value);
+    const tools = api.messages()[0].body.tools.map((t: { name: string }) => t.name);
+    expect(tools).toEqual(expect.arrayContaining(['orchestrator__agent__start', 'orchestrator__agent__result']));
+    const transcript = readFileSync(join(h.dir, '.switchboard/sessions/lib-ref.jsonl'), 'utf8');
+    expect(transcript).toMatch(new RegExp(`"type":"mcp_unavailable","server":"${ref.server}"`));
+
+    const cap = run.capAgent;
+    await h.value('agent.start', {
+      session_name: 'lib-cap',
+      agent_name: cap.name,
+      ...(cap.parameters ? { parameters: cap.parameters } : { prompt: 'Go' }),
+    });
+    expect(recorder.seen.at(-1)?.['x-partition']).toBe('lib-cap');
+    expect(JSON.stringify(api.messages().at(-1)?.body.system)).toContain('Keep what you find in the store.');
+  } finally {
+    await recorder.close();
+  }
+}
+
 /** One set's agents and the calls the cases make on them. */
 export interface OrchestratorSet extends OrchestratorAgents {
   /** A folder holding `.agent-orchestrator/agents`. */
@@ -233,6 +340,8 @@ export interface OrchestratorSet extends OrchestratorAgents {
   };
   /** Valid parameters for parametric, started with the shell. */
   shellParameters: Record<string, unknown>;
+  /** The agents the library cases start once it is written beside the agents folder. */
+  library: LibraryRun;
 }
 
 /** Defines the hub's tests on one set, in the calling describe; returns the set's hub starter for the file's own. */
@@ -266,6 +375,9 @@ export function orchestratorHubCases(set: OrchestratorSet): (replies?: FakeReply
   });
   it(`grants nothing: ${parametric} started with the shell is refused, naming how to grant it`, async () => {
     await refusesShell(await project(), parametric, set.shellParameters);
+  });
+  it('resolves ref servers and capabilities from the registry and capabilities folders beside the agents', async () => {
+    await resolvesLibrary(await project(), set.library);
   });
   return project;
 }

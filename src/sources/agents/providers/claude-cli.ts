@@ -121,7 +121,8 @@ export const claudeCliProvider: Provider = {
     else args.option('--session-id', sessionId);
     if (req.model) args.option('--model', req.model);
     if (req.systemPrompt) args.option('--append-system-prompt', req.systemPrompt);
-    if (req.agent?.mcpConfigPath) args.option('--mcp-config', req.agent.mcpConfigPath);
+    if (req.agent?.mcpInline) args.option('--mcp-config', JSON.stringify({ mcpServers: req.agent.mcpServers }));
+    else if (req.agent?.mcpConfigPath) args.option('--mcp-config', req.agent.mcpConfigPath);
     req.emit([{ type: 'provider_start', provider: 'claude-cli', provider_session_id: sessionId, resume: resuming }]);
     let result: ClaudeEvent | undefined;
     let toolCalls = 0;
