@@ -90,7 +90,7 @@ export const { ${names.join(', ')} } = api;
 const DEFERRED = {
   picocolors: [],
   tinyglobby: ['glob'],
-  yaml: ['LineCounter', 'isNode', 'parseDocument', 'parse', 'stringify'],
+  yaml: ['LineCounter', 'Scalar', 'isNode', 'parseDocument', 'parse', 'stringify'],
   '@decimalturn/toml-patch': ['patch'],
   'json-merge-patch': [],
   'node:module': ['createRequire', 'register'],

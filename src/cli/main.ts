@@ -193,7 +193,7 @@ export function buildProgram(): Command {
   vcr
     .command('replay')
     .description(
-      "Replay a cassette recorded with SWITCHBOARD_VCR_CASSETTE=FILE against this project's scripts; no command runs. Exits 1 on the first difference.",
+      "Replay a cassette recorded with SWITCHBOARD_VCR_CASSETTE=FILE or MEKARA_VCR_CASSETTE=FILE (or one of mekara's) against this project's scripts; no command runs. Exits 1 on the first difference.",
     )
     .argument('<file>', 'the cassette (YAML)')
     .action(async (file) => (await cmd.vcr()).vcrReplay(file, { cwd: cwd() }));

@@ -344,6 +344,11 @@ export const ConfigSchema = z
           .default(1024 * 1024),
         /** Finished runs (and their journals) older than this many days are deleted at start. 0 keeps them. */
         retention_days: z.number().min(0).default(7),
+        /**
+         * Unfinished runs whose client is gone (a stdio Switchboard that ended, an HTTP session or run_id nobody
+         * came back to) are deleted after this many days without a call. 0 keeps them.
+         */
+        unfinished_retention_days: z.number().min(0).default(7),
       })
       .strict()
       .prefault({}),

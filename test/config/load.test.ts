@@ -56,6 +56,7 @@ describe('loadConfig', () => {
         call_timeout_ms: 1_800_000,
         max_output_bytes: 1024 * 1024,
         retention_days: 7,
+        unfinished_retention_days: 7,
       },
       stdio: { roles: ['*'], max_message_bytes: 10 * 1024 * 1024, idle_timeout_ms: 600_000 },
       workspace: { extra_dirs: [] },
@@ -173,6 +174,13 @@ describe('loadConfig', () => {
   it('says what was expected for a wrong type', () => {
     const { dir, env } = project('[server]\nport = "seven"\n');
     expect(() => loadConfig(dir, env)).toThrow(/server\.port: .*expected number/);
+  });
+
+  it('refuses a negative scripts.unfinished_retention_days, naming it', () => {
+    const { dir, env } = project('[scripts]\nunfinished_retention_days = -1\n');
+    expect(() => loadConfig(dir, env)).toThrow(/scripts\.unfinished_retention_days: .*>=0/);
+    const ok = project('[scripts]\nunfinished_retention_days = 0.5\n');
+    expect(loadConfig(ok.dir, ok.env).config.scripts.unfinished_retention_days).toBe(0.5);
   });
 });
 

@@ -109,7 +109,7 @@ describe('scripts over stdio', () => {
 });
 
 describe('a stdio Switchboard killed in the middle of a run', () => {
-  it('is continued by the next one from the journal, without running a finished step again', async () => {
+  it('leaves its run listed to the next one, which continues it only when given its run_id', async () => {
     const dir = tempProject();
     projectScripts(dir, {
       'nl/tally.md': '# Tally\n',
@@ -125,13 +125,17 @@ describe('a stdio Switchboard killed in the middle of a run', () => {
     expect(await gone(pid)).toBe(true);
     await first.client.close().catch(() => {});
 
+    const runId = (started.structuredContent as { run_id: string }).run_id;
     const second = await connect();
     try {
-      const status = await second.client.callTool({ name: 'script__status', arguments: {} });
-      expect(status.structuredContent).toMatchObject({
-        state: 'llm',
-        run_id: (started.structuredContent as { run_id: string }).run_id,
-      });
+      // A new process is a new client (as a new mekara process is): nothing runs for it, and the run the killed
+      // one left is listed with its run_id.
+      const idle = await second.client.callTool({ name: 'script__status', arguments: {} });
+      expect(idle.structuredContent).toMatchObject({ state: 'idle' });
+      expect(text(idle)).toContain(`\`${runId}\`: \`tally\``);
+      expect(text(idle)).toContain('left by a Switchboard process that has ended');
+      const status = await second.client.callTool({ name: 'script__status', arguments: { run_id: runId } });
+      expect(status.structuredContent).toMatchObject({ state: 'llm', run_id: runId });
       expect(readFileSync(join(dir, 'tally.log'), 'utf8')).toBe('one\n');
       const next = await second.client.callTool({
         name: 'script__continue_compiled_script',

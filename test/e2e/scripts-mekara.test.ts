@@ -124,7 +124,7 @@ describe('mekara-format scripts over stdio', () => {
 });
 
 describe('a stdio Switchboard killed in the middle of a mekara-format script', () => {
-  it('is continued by the next one: the Python generator is replayed with the recorded results', async () => {
+  it('is continued by run_id in the next one: the Python generator is replayed with the recorded results', async () => {
     const dir = mekaraRepo();
     const first = await connectStdio(dir, 'e2e-mekara-crash');
     const started = await start(first.client, 'lottery:draw');
@@ -134,13 +134,16 @@ describe('a stdio Switchboard killed in the middle of a mekara-format script', (
     expect(await gone(pid)).toBe(true);
     await first.client.close().catch(() => {});
 
+    const runId = (started.structuredContent as { run_id: string }).run_id;
     const second = await connectStdio(dir, 'e2e-mekara-crash');
     try {
-      const status = await second.client.callTool({ name: 'script__status', arguments: {} });
-      expect(status.structuredContent).toMatchObject({
-        state: 'llm',
-        run_id: (started.structuredContent as { run_id: string }).run_id,
-      });
+      // A fresh start in the new process is a new stack (the issue: it used to land on top of the left run).
+      const fresh = await start(second.client, 'lottery:prize');
+      expect(state(fresh)).toBe('nl');
+      expect(text(fresh)).not.toContain('lottery:draw');
+      expect(state(await second.client.callTool({ name: 'script__finish_nl_script', arguments: {} }))).toBe('finished');
+      const status = await second.client.callTool({ name: 'script__status', arguments: { run_id: runId } });
+      expect(status.structuredContent).toMatchObject({ state: 'llm', run_id: runId });
       expect(text(status)).toContain('Stack: `lottery:draw[1]`');
       // The replayed script got the recorded 32-bit number, not a new one.
       const next = await cont(second.client, { ticket: winning });

@@ -1,8 +1,9 @@
 // mekara's own data files, read from ../shared/originals/mekara: its NL scripts listed and run from a project's
 // `.mekara/scripts`, and its two cassettes — mcp-nested.yaml replayed (with our compiled scripts that yield the steps
 // it records, test/fixtures/mekara-format/mcp-nested-replay) or refused when it differs or is malformed, naming the
-// entry and field, and write-bundled.yaml refused. The cassette cases are written once in
-// test/sources/scripts/mekara-cassette-cases.ts, and run on our own mekara-format files in
+// entry and field, and write-bundled.yaml refused; and the session mcp-nested.yaml records, sent again with
+// MEKARA_VCR_CASSETTE set, is written in the shapes of mekara's file, event for event. The cassette cases are
+// written once in test/sources/scripts/mekara-cassette-cases.ts, and run on our own mekara-format files in
 // test/sources/scripts/mekara.test.ts.
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { original } from '../helpers/originals.ts';
-import { type ToolAnswer, tool } from '../sources/scripts/helpers.ts';
+import { replayCassetteFile } from '../helpers/vcr.ts';
+import { type ToolAnswer, tool, writeFiles } from '../sources/scripts/helpers.ts';
 import { mekaraCassetteCases } from '../sources/scripts/mekara-cassette-cases.ts';
 
 const REPLAY_SCRIPTS = join(import.meta.dirname, '../fixtures/mekara-format/mcp-nested-replay');
@@ -110,6 +112,48 @@ describe("mekara's cassettes", () => {
     writeFileSync(join(compiled, 'test', 'recorded.json'), JSON.stringify({ contexts, printed }));
     return dir;
   }
+
+  it("records mcp-nested.yaml's session with MEKARA_VCR_CASSETTE in mekara's shapes, event for event", async () => {
+    const dir = replayProject();
+    // test/double-or-nothing runs in /tmp, as in mekara's session.
+    writeFiles(dir, { '.switchboard/config.toml': '[workspace]\nextra_dirs = ["/tmp"]\n' });
+    const hub = await testHub({ cwd: dir, env: { ...env, MEKARA_VCR_CASSETTE: 'recorded.yaml' } });
+    hubs.push(hub);
+    const theirs = parse(readFileSync(nested(), 'utf8'));
+    // Send what mekara's user sent, through the same tools; the guess is the number drawn now (theirs was right).
+    let drawn = '';
+    for (const e of theirs.events.filter((x: any) => x.type === 'mcp_tool_input')) {
+      const input = { ...e.input };
+      if (input.working_dir === null) delete input.working_dir;
+      if (input.outputs?.guess !== undefined) input.outputs = { guess: Number(drawn) };
+      const answer = ok(await tool(hub, `script.${e.tool}`, input));
+      drawn ||= /<output>\n\s*(\d+)\n/.exec(answer.text)?.[1] ?? '';
+    }
+    await hub.close();
+    rmSync(RESULT_FILE, { force: true });
+
+    const file = join(dir, 'recorded.yaml');
+    const ours = parse(readFileSync(file, 'utf8'));
+    expect(ours.initial_state).toEqual({ working_dir: dir, recorded_by: 'switchboard' });
+    const keys = (v: unknown) => (v && typeof v === 'object' ? Object.keys(v).sort() : []);
+    expect(ours.events.map((e: any) => e.type)).toEqual(theirs.events.map((e: any) => e.type));
+    ours.events.forEach((e: any, i: number) => {
+      const t = theirs.events[i];
+      expect(keys(e), `event ${i + 1}`).toEqual(keys(t));
+      expect(e.tool).toBe(t.tool);
+      if (e.type === 'mcp_tool_input')
+        expect(e.input).toEqual(t.input.outputs?.guess === undefined ? t.input : { outputs: { guess: Number(drawn) } });
+      if (e.type !== 'auto_step') return;
+      // The same step as mekara recorded it (only the project directory and the drawn number's output differ).
+      expect(e.inputs, `event ${i + 1}`).toEqual(t.inputs);
+      expect(keys(e.result)).toEqual(keys(t.result));
+      expect(e.result.type).toBe(t.result.type);
+      if (t.working_dir === '/tmp') expect(e.working_dir).toBe('/tmp');
+    });
+    // 0.0 stays a float, as mekara's own file writes it.
+    expect(readFileSync(file, 'utf8')).toMatch(/number: 0\.0\n/);
+    await expect(replayCassetteFile(file, dir, env)).resolves.toMatchObject({ calls: 6, events: 17 });
+  });
 
   mekaraCassetteCases({
     file: nested(),

@@ -15,6 +15,8 @@ export interface Cassette {
   events: ScriptEvent[];
   /** Absent means Switchboard's own. */
   format?: CassetteFormat;
+  /** `initial_state.recorded_by`: `switchboard` on a mekara-format cassette Switchboard wrote (MEKARA_VCR_CASSETTE). */
+  recordedBy?: string;
 }
 
 type Raw = Record<string, unknown>;
@@ -209,9 +211,11 @@ export function readCassette(file: string): Cassette {
     markIntegralFloats(doc);
     events = (doc.toJS() as Cassette).events;
   }
+  const recordedBy = (c.initial_state as { recorded_by?: unknown }).recorded_by;
   return {
     initial_state: { working_dir: c.initial_state.working_dir },
     events: events.map((e, i) => checkEvent(file, e, i, format)),
     format,
+    ...(typeof recordedBy === 'string' ? { recordedBy } : {}),
   };
 }

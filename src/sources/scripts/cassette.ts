@@ -1,10 +1,11 @@
-// VCR cassettes: `SWITCHBOARD_VCR_CASSETTE=FILE` records every script tool call with its auto steps as YAML;
-// replay runs the real executor against the recorded results (no command runs) and fails on any difference.
-// mekara's cassettes replay too (read and converted by cassette-read.ts).
+// VCR cassettes: `SWITCHBOARD_VCR_CASSETTE=FILE` records every script tool call with its auto steps as YAML
+// (`MEKARA_VCR_CASSETTE=FILE` the same in mekara's format); replay runs the real executor against the recorded
+// results (no command runs) and fails on any difference. mekara's cassettes replay too (cassette-read.ts).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { stringify } from 'yaml';
-import type { Cassette } from './cassette-read.ts';
+import { mekaraEvent, RECORDED_BY_SWITCHBOARD, withYamlFloats } from './cassette-mekara.ts';
+import type { Cassette, CassetteFormat } from './cassette-read.ts';
 import type { EventSink } from './events.ts';
 import { ReplayCursor, ReplayRunner, replayEvents } from './replay.ts';
 import type { ScriptRoots } from './resolve.ts';
@@ -14,15 +15,19 @@ export { type Cassette, readCassette } from './cassette-read.ts';
 
 /**
  * Record into `file`: the whole cassette is rewritten after each tool output, so a killed hub leaves every
- * finished call on disk.
+ * finished call on disk. `mekara`: in mekara's format (cassette-mekara.ts), for MEKARA_VCR_CASSETTE.
  */
-export function cassetteRecorder(file: string, workingDir: string): EventSink {
-  const cassette: Cassette = { initial_state: { working_dir: workingDir }, events: [] };
+export function cassetteRecorder(file: string, workingDir: string, format: CassetteFormat = 'switchboard'): EventSink {
+  const mekara = format === 'mekara';
+  const initial_state = mekara
+    ? { working_dir: workingDir, recorded_by: RECORDED_BY_SWITCHBOARD }
+    : { working_dir: workingDir };
+  const events: unknown[] = [];
   mkdirSync(dirname(file), { recursive: true });
-  const save = () => writeFileSync(file, stringify(cassette, { lineWidth: 0 }));
+  const save = () => writeFileSync(file, stringify({ initial_state, events }, { lineWidth: 0 }));
   save();
   return (event) => {
-    cassette.events.push(event);
+    events.push(mekara ? withYamlFloats(mekaraEvent(event)) : event);
     if (event.type === 'mcp_tool_output') save();
   };
 }
@@ -44,7 +49,11 @@ export async function replayCassette(
   cassette: Cassette,
   opts: { roots: ScriptRoots; projectDir: string },
 ): Promise<ReplayResult> {
-  const cursor = new ReplayCursor(cassette.events, cassette.format === 'mekara' ? 'mekara' : 'vcr');
+  // A mekara-format cassette Switchboard recorded holds Switchboard's answers (compared exactly) but no error flags.
+  const ours = cassette.format !== 'mekara' || cassette.recordedBy === RECORDED_BY_SWITCHBOARD;
+  const cursor = new ReplayCursor(cassette.events, ours ? 'vcr' : 'mekara', {
+    errorFlags: cassette.format !== 'mekara',
+  });
   const session = new ScriptSession({
     roots: opts.roots,
     projectDir: opts.projectDir,

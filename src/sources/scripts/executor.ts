@@ -1,11 +1,13 @@
 // The pull-based script executor: a stack of frames (compiled generator or NL script). It runs auto steps until
 // a step needs the agent, a script ends, or the stack is empty; the pending state is computed from the top frame.
+// Over 400 lines as one file: the frames, their step loop and their fallbacks are one state machine.
 import { resolve } from 'node:path';
 import { SwitchboardError } from '../../core/errors.ts';
 import type { TraceContext, Tracer } from '../../core/trace-context.ts';
 import { type AutoOutcome, type AutoRunner, autoInputs } from './auto-runner.ts';
 import { openCompiled, type StepSource } from './compiled.ts';
 import { loadNl } from './nl.ts';
+import { PythonMissing } from './python.ts';
 import { type ResolvedScript, resolveScript, type ScriptRoots } from './resolve.ts';
 import { type AutoStep, autoLabel, type CallScriptStep, isStep, type LlmStep, type Step } from './steps.ts';
 
@@ -110,6 +112,8 @@ export class Executor {
   executed: ExecutedStep[] = [];
   /** Set by the session for each tool call (a run's calls are queued, one at a time), when telemetry is on. */
   tracing?: StepTracing;
+  /** A nested Python script found no `python3` (its caller fell back): a replay reports this, not a changed script. */
+  pythonMissing?: PythonMissing;
   private readonly maxShown: number;
 
   constructor(private readonly opts: ExecutorOptions) {
@@ -395,6 +399,7 @@ export class Executor {
         : parent.workingDir;
       child = await this.frameFor(step.name, step.request ?? '', dir);
     } catch (err) {
+      if (err instanceof PythonMissing) this.pythonMissing = err;
       this.executed.push({
         where: frameLabel(parent),
         ok: false,

@@ -9,6 +9,7 @@ import type { LoadProblem } from '../../core/load-problems.ts';
 import { watchTargets } from '../../core/watch.ts';
 import type { RunningSource, Source } from '../index.ts';
 import { LiveRunner } from './auto-runner.ts';
+import type { CassetteFormat } from './cassette-read.ts';
 import { loadCompiled } from './compiled.ts';
 import { scriptContinueCompiledScript } from './continue-compiled-script.ts';
 import type { ScriptDeps } from './deps.ts';
@@ -27,14 +28,58 @@ import { scriptWriteBundled } from './write-bundled.ts';
  * The cassette recorder (its YAML writer loads only when a cassette is recorded). A cassette that cannot be
  * written is logged, never a failed step: recording must not change what the run does.
  */
-async function recorderFor(file: string, projectDir: string, logger: Logger): Promise<EventSink> {
-  const record = (await import('./cassette.ts')).cassetteRecorder(file, projectDir);
+async function recorderFor(
+  file: string,
+  format: CassetteFormat,
+  projectDir: string,
+  logger: Logger,
+): Promise<EventSink> {
+  const record = (await import('./cassette.ts')).cassetteRecorder(file, projectDir, format);
   return (event) => {
     try {
       record(event);
     } catch (err) {
       logger.warn({ err, cassette: file }, 'VCR cassette write failed');
     }
+  };
+}
+
+/** The variables that turn recording on, and the format each records in. */
+const CASSETTE_VARIABLES = [
+  ['SWITCHBOARD_VCR_CASSETTE', 'switchboard'],
+  ['MEKARA_VCR_CASSETTE', 'mekara'],
+] as const;
+
+/**
+ * One recorder hearing every run, for each cassette variable set (a relative path is relative to the project,
+ * wherever the process was started). Both naming one file would interleave two formats in it: Switchboard's wins,
+ * and the log says so.
+ */
+async function cassettesFor(
+  env: NodeJS.ProcessEnv,
+  projectDir: string,
+  logger: Logger,
+): Promise<EventSink | undefined> {
+  const sinks: EventSink[] = [];
+  const files = new Map<string, string>();
+  for (const [variable, format] of CASSETTE_VARIABLES) {
+    if (!env[variable]) continue;
+    const file = resolve(projectDir, env[variable]);
+    const taken = files.get(file);
+    if (taken) {
+      logger.warn(
+        { cassette: file },
+        `${variable} names the file ${taken} already records into; not recorded in a second format. Give each its own file.`,
+      );
+      continue;
+    }
+    files.set(file, variable);
+    sinks.push(await recorderFor(file, format, projectDir, logger));
+    logger.info({ cassette: file, format }, 'recording script calls to a VCR cassette');
+  }
+  if (sinks.length <= 1) return sinks[0];
+  return async (event) => {
+    for (const sink of sinks) await sink(event);
   };
 }
 
@@ -72,8 +117,7 @@ export const scriptsSource: Source = {
     // Shell steps get a minimal environment from the hub's own (never its secrets).
     const childEnv: Record<string, string> = {};
     for (const k of CHILD_ENV_KEYS) if (env[k] !== undefined) childEnv[k] = env[k] as string;
-    // A relative cassette path is relative to the project, wherever the process was started.
-    const cassetteFile = env.SWITCHBOARD_VCR_CASSETTE ? resolve(projectDir, env.SWITCHBOARD_VCR_CASSETTE) : undefined;
+    const cassette = await cassettesFor(env, projectDir, services.logger);
     // Auto steps run only inside the project or [workspace] extra_dirs (read live: a narrowed list applies at once).
     const confine = (dir: string, base?: string) =>
       confineDir(projectDir, services.config.get().workspace.extra_dirs, dir, 'working_dir', base);
@@ -91,9 +135,8 @@ export const scriptsSource: Source = {
         stepTimeoutMs: config.step_timeout_ms,
         maxOutputBytes: config.max_output_bytes,
       }),
-      ...(cassetteFile ? { cassette: await recorderFor(cassetteFile, projectDir, services.logger) } : {}),
+      ...(cassette ? { cassette } : {}),
     });
-    if (cassetteFile) services.logger.info({ cassette: cassetteFile }, 'recording script calls to a VCR cassette');
     const prompts = new ScriptPrompts(services.registry);
     // A mekara script hidden by a same-named Switchboard one is logged once each time the set of clashes changes.
     let loggedClashes = '';
@@ -158,14 +201,18 @@ export const scriptsSource: Source = {
       contractVersion: '1',
       description: 'Step-based scripts: auto steps run here, LLM steps go to the agent, scripts nest',
     });
-    // Finished runs older than retention_days go at start and whenever the script folders change.
+    // Finished runs older than retention_days, and unfinished ones left that long, go at start and whenever the
+    // script folders change (read live: a changed retention applies at the next pass).
     const prune = () => {
-      if (config.retention_days <= 0) return;
-      const before = new Date(Date.now() - config.retention_days * 86_400_000).toISOString();
-      services.store.scriptRuns
-        .prune(before)
-        .then((n) => n && services.logger.debug({ pruned: n }, 'finished script runs pruned'))
-        .catch((err) => services.logger.warn({ err }, 'finished script runs could not be pruned'));
+      const { retention_days: finished, unfinished_retention_days: left } = services.config.get().scripts;
+      const before = (days: number) => new Date(Date.now() - days * 86_400_000).toISOString();
+      const passes: [string, () => Promise<number>][] = [];
+      if (finished > 0) passes.push(['finished', () => services.store.scriptRuns.prune(before(finished))]);
+      if (left > 0) passes.push(['unfinished', () => runs.pruneUnfinished(before(left))]);
+      for (const [which, pass] of passes)
+        pass()
+          .then((n) => n && services.logger.debug({ pruned: n }, `${which} script runs pruned`))
+          .catch((err) => services.logger.warn({ err }, `${which} script runs could not be pruned`));
     };
     refresh();
     prune();

@@ -27,8 +27,32 @@ const MIN_PYTHON: [number, number] = [3, 10];
 const interpreters = new Map<string, Promise<string>>();
 
 /**
+ * No usable `python3` for a compiled mekara script: the machine lacks what the script needs, the script is as it
+ * was. Replays (a run rebuilt after a restart, a cassette) pass it on as it is instead of reporting a changed script.
+ */
+export class PythonMissing extends SwitchboardError {
+  /** "needs `python3` (3.10 or later) on the PATH of Switchboard, but there is none (PATH=…)". */
+  readonly problem: string;
+  constructor(
+    readonly file: string,
+    /** What was found instead: "there is none", "python3 (/usr/bin/python3) is 3.8", … */
+    found: string,
+    /** The PATH `python3` was looked for on. */
+    searched: string,
+  ) {
+    const problem = `needs \`python3\` (${MIN_PYTHON.join('.')} or later) on the PATH of Switchboard, but ${found} (PATH=${searched})`;
+    super(
+      'UNAVAILABLE',
+      `The compiled script ${file} is a Python script (mekara's format) and ${problem}. Install Python 3, or delete or rename the .py file so the script runs from its NL instructions.`,
+      { file, interpreter: 'python3', path: searched },
+    );
+    this.problem = problem;
+  }
+}
+
+/**
  * The interpreter `python3` names on this PATH, asked once per PATH: `python3` is often a version manager's
- * shim (pyenv) that takes seconds to start, and every compiled frame starts a runner. Rejects with UNAVAILABLE
+ * shim (pyenv) that takes seconds to start, and every compiled frame starts a runner. Rejects with PythonMissing
  * naming `file` when there is no `python3` or it is older than 3.10.
  */
 function interpreterFor(env: NodeJS.ProcessEnv, file: string): Promise<string> {
@@ -45,18 +69,14 @@ function interpreterFor(env: NodeJS.ProcessEnv, file: string): Promise<string> {
       const [major, minor] = (version ?? '').split(' ').map(Number);
       if (r.exitCode !== 0 || !exe) throw new Error(r.stderr.trim() || 'python3 did not say where it is');
       if (major < MIN_PYTHON[0] || (major === MIN_PYTHON[0] && minor < MIN_PYTHON[1]))
-        throw new Error(`python3 is ${major}.${minor}`);
+        throw new Error(`python3 (${exe}) is ${major}.${minor}`);
       return exe;
     });
     interpreters.set(key, found);
     found.catch(() => interpreters.delete(key));
   }
   return found.catch((err: Error) => {
-    const what = /\bENOENT\b/.test(err.message) ? 'there is none' : `${err.message.trim()}`;
-    throw new SwitchboardError(
-      'UNAVAILABLE',
-      `The compiled script ${file} is a Python script (mekara's format) and needs \`python3\` (${MIN_PYTHON.join('.')} or later) on the PATH of Switchboard, but ${what} (PATH=${key}). Install Python 3, or delete or rename the .py file so the script runs from its NL instructions.`,
-    );
+    throw new PythonMissing(file, /\bENOENT\b/.test(err.message) ? 'there is none' : err.message.trim(), key);
   });
 }
 
@@ -211,7 +231,7 @@ function toStep(raw: Record<string, any>, runner: RunnerProcess): Step {
 
 /**
  * Start a compiled mekara script: a runner child loads the file and calls `execute(request)`. Throws
- * INVALID_INPUT naming the file when it does not load, UNAVAILABLE when there is no `python3`.
+ * INVALID_INPUT naming the file when it does not load, PythonMissing (UNAVAILABLE) when there is no `python3`.
  *
  * @example
  * const steps = await startPythonScript('/p/.mekara/scripts/compiled/test/random.py', '', process.env, '/p');

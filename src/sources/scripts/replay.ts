@@ -4,6 +4,7 @@ import { SwitchboardError } from '../../core/errors.ts';
 import type { AutoOutcome, AutoRequest, AutoRunner } from './auto-runner.ts';
 import { describeAuto, describeEvent, type ScriptEvent, stableJson } from './events.ts';
 import { StepInterrupted } from './executor.ts';
+import { PythonMissing } from './python.ts';
 import type { ScriptSession } from './session.ts';
 
 /**
@@ -30,10 +31,15 @@ export class ReplayMismatch extends SwitchboardError {
 /** A read position over recorded events, shared by the replay driver and the replaying runner. */
 export class ReplayCursor {
   index = 0;
+  /** Whether outputs carry `is_error` (a mekara-format cassette Switchboard wrote has no place for it). */
+  readonly errorFlags: boolean;
   constructor(
     readonly events: readonly ScriptEvent[],
     readonly mode: ReplayMode,
-  ) {}
+    opts: { errorFlags?: boolean } = {},
+  ) {
+    this.errorFlags = opts.errorFlags ?? true;
+  }
   peek(): ScriptEvent | undefined {
     return this.events[this.index];
   }
@@ -67,6 +73,7 @@ export class ReplayRunner implements AutoRunner {
  * Feed every recorded tool input to `session` in order, checking each output. `vcr`: outputs must match
  * exactly and every auto step must be consumed. `journal`: outputs are compared by tool and error flag only
  * (the text may mention files that changed), and a recording that stops mid-call leaves that step interrupted.
+ * Throws PythonMissing, not a mismatch, when a compiled Python script cannot start for want of `python3`.
  */
 export async function replayEvents(session: ScriptSession, cursor: ReplayCursor, signal: AbortSignal): Promise<number> {
   let calls = 0;
@@ -83,10 +90,12 @@ export async function replayEvents(session: ScriptSession, cursor: ReplayCursor,
     try {
       ({ text, state } = await session.dispatch(event.tool, event.input, signal));
     } catch (err) {
-      if (err instanceof ReplayMismatch) throw err;
+      if (err instanceof ReplayMismatch || err instanceof PythonMissing) throw err;
       text = (err as Error).message;
       isError = true;
     }
+    // A missing interpreter makes the replay take another path than the recording: say what is missing instead.
+    if (session.executor.pythonMissing) throw session.executor.pythonMissing;
     const outAt = cursor.index;
     const out = cursor.next();
     const actual = `mcp_tool_output ${event.tool}${isError ? ' (error)' : ''}:\n${text}`;
@@ -94,7 +103,11 @@ export async function replayEvents(session: ScriptSession, cursor: ReplayCursor,
       if (cursor.mode === 'journal') return calls;
       throw cursor.mismatch(undefined, actual, outAt);
     }
-    if (out.type !== 'mcp_tool_output' || out.tool !== event.tool || Boolean(out.is_error) !== isError)
+    if (
+      out.type !== 'mcp_tool_output' ||
+      out.tool !== event.tool ||
+      (cursor.errorFlags && Boolean(out.is_error) !== isError)
+    )
       throw cursor.mismatch(out, actual, outAt);
     if (cursor.mode === 'vcr' && out.output !== text) throw cursor.mismatch(out, actual, outAt);
     if (cursor.mode === 'mekara' && !isError) {

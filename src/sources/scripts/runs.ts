@@ -1,17 +1,17 @@
 // Script runs per client: which run a call belongs to (stdio process, HTTP session, or an explicit run_id),
-// journalling each run in the Store, and rebuilding a run from its journal after a restart or when another
-// instance on the same store moved it on (several hubs behind one address: docs/scale-out.md).
+// journalling each run in the Store, and rebuilding a run from its journal when its client (or a run_id) comes
+// back after a restart, or when another instance on the same store moved it on (docs/scale-out.md).
 import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { CallContext } from '../../core/context.ts';
 import { SwitchboardError } from '../../core/errors.ts';
-import { hubInstanceId } from '../../core/hub-instance.ts';
-import { processAlive } from '../../core/process.ts';
 import type { ScriptRun, Store } from '../../store/contract.ts';
 import type { AutoRunner } from './auto-runner.ts';
 import type { EventSink, ScriptEvent } from './events.ts';
 import { frameLabel } from './executor.ts';
 import type { Answer } from './format.ts';
+import { holderOf, pruneUnfinished, RELEASED_STDIO } from './left-runs.ts';
+import { PythonMissing } from './python.ts';
 import { ReplayCursor, ReplayMismatch, ReplayRunner, replayEvents } from './replay.ts';
 import type { ScriptRoots } from './resolve.ts';
 import { type RunTool, ScriptSession } from './session.ts';
@@ -29,7 +29,7 @@ export interface RunsOptions {
   /** Environment of the Python runner of mekara scripts (see ExecutorOptions.pythonEnv). */
   pythonEnv?: NodeJS.ProcessEnv;
   logger: Logger;
-  /** A cassette recorder (SWITCHBOARD_VCR_CASSETTE); it hears every run. */
+  /** The cassette recorders (SWITCHBOARD_VCR_CASSETTE, MEKARA_VCR_CASSETTE); they hear every run. */
   cassette?: EventSink;
   /** Told when a run starts, moves on a step, or finishes (the hub publishes `script.changed`). */
   changed?: (run: { id: string; status: 'running' | 'finished'; principal: string }) => void;
@@ -72,9 +72,6 @@ const IDLE_MS = 60 * 60 * 1000;
 function newRunId(): string {
   return `run-${randomBytes(9).toString('base64url')}`;
 }
-
-/** The key of runs a stdio hub let go of when it stopped: the next stdio hub on the project takes them over. */
-const RELEASED_STDIO = 'stdio';
 
 /**
  * The stable key of the calling client, or undefined for stateless callers. Over stdio the hub process is the
@@ -154,6 +151,13 @@ export class ScriptRuns {
         await this.opts.store.scriptRuns.update(record.id, { status: 'finished' });
         this.opts.logger.warn({ run: record.id, err: err.message }, 'script run replay diverged');
       }
+      // The script is as it was; the machine lacks Python. The run stays open for when it has it again.
+      if (err instanceof PythonMissing)
+        throw new SwitchboardError(
+          'UNAVAILABLE',
+          `Script run '${record.id}' cannot be continued now: its compiled script ${err.file} is a Python script (mekara's format) and ${err.problem}. Install Python on that PATH (or start Switchboard with a PATH that has it); the run is kept, and the same call continues it then.`,
+          { ...err.details, run_id: record.id },
+        );
       throw err;
     }
     // The executor's state is rebuilt; from here its auto steps run for real again.
@@ -196,27 +200,15 @@ export class ScriptRuns {
 
   /**
    * The run this client drives now, if any: in memory, else the newest journalled run of the same client key. A
-   * stdio client also takes over a run its predecessor left: released when that hub stopped, or bound to a hub
-   * process that no longer exists (it crashed). A run of another live stdio hub is never taken.
+   * new stdio process is a new client, so it starts a new stack; what an earlier one left is continued by run_id.
    */
   private async current(key: string, principal: string): Promise<LiveRun | undefined> {
     const id = this.clients.get(key);
     const live = await this.fresh(id ? this.runs.get(id) : undefined);
     if (live) return live;
-    const scriptRuns = this.opts.store.scriptRuns;
-    let record: ScriptRun | undefined = (
-      await scriptRuns.list({ clientKey: key, principal, status: 'running', limit: 1 })
+    const record = (
+      await this.opts.store.scriptRuns.list({ clientKey: key, principal, status: 'running', limit: 1 })
     )[0];
-    if (!record && key.startsWith('stdio:')) {
-      const open = await scriptRuns.list({ principal, status: 'running', limit: 100 });
-      for (const r of open) {
-        if (r.clientKey === RELEASED_STDIO || (await this.orphanedStdio(r.clientKey))) {
-          record = r;
-          break;
-        }
-      }
-      if (record) await scriptRuns.update(record.id, { clientKey: key });
-    }
     if (!record) return undefined;
     const run = await this.restore(record);
     this.clients.set(key, run.id);
@@ -224,23 +216,20 @@ export class ScriptRuns {
   }
 
   /**
-   * Whether a `stdio:<instance>` key names a hub that is gone. On a store several machines share (Redis) the
-   * instance list decides: a hub that serves registers there and keeps a lease, so a crashed one's lease runs
-   * out wherever it ran. On a SQLite file (one machine) hubs do not register, and the process id is checked.
+   * Delete unfinished runs nobody touched since `before` whose client is gone (see pruneUnfinished); a run
+   * working or being rebuilt here is kept.
    */
-  private async orphanedStdio(key: string): Promise<boolean> {
-    const m = /^stdio:((\d+)-.+)$/.exec(key);
-    if (!m) return false;
-    if (this.opts.store.kind === 'redis') {
-      const lease = await this.opts.store.instances.get(hubInstanceId(m[1]));
-      return !lease || lease.expiresAt < Date.now();
-    }
-    return !processAlive(Number(m[2]));
+  pruneUnfinished(before: string): Promise<number> {
+    return pruneUnfinished(
+      this.opts.store,
+      before,
+      (id) => (this.runs.get(id)?.busy ?? 0) > 0 || this.restoring.has(id),
+    );
   }
 
   /**
-   * Let go of this hub's stdio runs (it is stopping), so the next stdio hub on the project continues them, and
-   * end the scripts held in memory (Python runners exit); their journals bring them back.
+   * Mark this hub's stdio runs as left by a process that ended (it is stopping): the next stdio hub lists them and
+   * continues one by run_id. End the scripts held in memory (Python runners exit); their journals bring them back.
    */
   async release(): Promise<void> {
     for (const run of this.runs.values()) await run.session.executor.dispose();
@@ -368,11 +357,13 @@ export class ScriptRuns {
   }
 
   private async idleStatus(principal: string): Promise<RunAnswer> {
-    const open = await this.opts.store.scriptRuns.list({ principal, status: 'running', limit: 10 });
+    const { store } = this.opts;
+    const open = await store.scriptRuns.list({ principal, status: 'running', limit: 10 });
     const lines = ['No script is running for this client. Call `script__start` to run one.'];
     if (open.length) {
       lines.push('', 'Unfinished runs you can continue by passing their `run_id` to any script tool:');
-      for (const r of open) lines.push(`- \`${r.id}\`: \`${r.name}\`, last active ${r.updatedAt}`);
+      for (const r of open)
+        lines.push(`- \`${r.id}\`: \`${r.name}\`, last active ${r.updatedAt}, ${await holderOf(store, r)}`);
     }
     return { text: lines.join('\n'), state: 'idle' };
   }

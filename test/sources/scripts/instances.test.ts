@@ -1,11 +1,13 @@
 // Script runs between hubs on one store: a hub whose copy of a run is older than the journal rebuilds it (SQLite
-// file or Redis alike), and on Redis who may take over a stdio run is decided by the instance list (a lease works
-// across machines), not by whether a process id exists on this machine.
+// file or Redis alike), and on Redis whether a stdio run was left by a hub that ended (listed as such, cleaned after
+// unfinished_retention_days) is decided by the instance list (a lease works across machines), not by whether a
+// process id exists on this machine.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { hubInstanceId } from '../../../src/core/hub-instance.ts';
+import { pruneUnfinished } from '../../../src/sources/scripts/left-runs.ts';
 import { RedisStore } from '../../../src/store/redis/index.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { dropPrefix, REDIS_URL, testPrefix } from '../../helpers/redis.ts';
@@ -51,31 +53,43 @@ async function leftBy(hub: TestHub, instance: string, id: string) {
   ]);
 }
 
-const status = async (hub: TestHub) => {
+const status = async (hub: TestHub, input: Record<string, unknown> = {}) => {
   const out = await hub.pipeline.call({
     principal: { id: 'stdio', roles: ['*'] },
     name: 'script.status',
-    input: {},
+    input,
     transport: 'stdio',
   });
   if (!out.ok) throw new Error(out.error.message);
-  return out.value as { state: string; run_id?: string };
+  return { ...(out.value as { state: string; run_id?: string }), text: String(out.raw?.content[0]?.text) };
 };
 
-it('takes over a stdio run whose hub has no lease, even when a process with its pid lives here', async () => {
+/** Prune as if a day had passed since every run was last touched. */
+const pruneLater = (hub: TestHub) =>
+  pruneUnfinished(hub.services.store, new Date(Date.now() + 86_400_000).toISOString(), () => false);
+
+it('lists a stdio run whose hub has no lease as left by an ended process, even when a process with its pid lives here', async () => {
   const hub = await open();
   // The pid is this test process (alive), as a hub of another machine can have: only the lease tells.
   await leftBy(hub, `${process.pid}-elsewhere`, 'run-orphan');
-  expect(await status(hub)).toMatchObject({ state: 'interrupted', run_id: 'run-orphan' });
+  const idle = await status(hub);
+  expect(idle.state).toBe('idle');
+  expect(idle.text).toContain('`run-orphan`: `ask`');
+  expect(idle.text).toContain('left by a Switchboard process that has ended');
+  // Continued only when asked for by its run_id; then it is this client's.
+  expect(await status(hub, { run_id: 'run-orphan' })).toMatchObject({ state: 'interrupted', run_id: 'run-orphan' });
   expect((await hub.services.store.scriptRuns.get('run-orphan'))?.clientKey).toBe(`stdio:${hub.services.instanceId}`);
 });
 
-it('leaves a stdio run alone while its hub holds a lease, and takes it once the lease has ended', async () => {
+it('lists a stdio run as held while its hub holds a lease, keeps it from cleaning, and lets both go once the lease ended', async () => {
   const hub = await open();
   const other = `${process.pid}-alive`;
   await hub.services.store.instances.register(hubInstanceId(other), ['switchboard'], 60_000);
   await leftBy(hub, other, 'run-held');
-  expect(await status(hub)).toMatchObject({ state: 'idle' });
+  const held = await status(hub);
+  expect(held.state).toBe('idle');
+  expect(held.text).toContain('held by another Switchboard process that is still running');
+  expect(await pruneLater(hub)).toBe(0);
   // Its lease ends (a clean stop shortens it to 1 ms; a crash lets it run out).
   await hub.services.store.instances.register(hubInstanceId(other), ['switchboard'], 1);
   await until(
@@ -84,7 +98,9 @@ it('leaves a stdio run alone while its hub holds a lease, and takes it once the 
       what: 'the 1 ms lease to end',
     },
   );
-  expect(await status(hub)).toMatchObject({ state: 'interrupted', run_id: 'run-held' });
+  expect((await status(hub)).text).toContain('left by a Switchboard process that has ended');
+  expect(await pruneLater(hub)).toBe(1);
+  expect(await hub.services.store.scriptRuns.get('run-held')).toBeUndefined();
 });
 
 for (const kind of ['sqlite', 'redis'] as const) {

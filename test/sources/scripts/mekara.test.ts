@@ -2,16 +2,19 @@
 // through the script tools with the real Python runner, a run survives a restart, `.mekara/scripts` yields to
 // Switchboard's folder with a named warning, and mekara-format cassettes replay (or are refused naming the entry and
 // field). The cassette cases are in mekara-cassette-cases.ts; mekara's own NL scripts and cassettes are tested in
-// test/originals/mekara.test.ts.
+// test/originals/mekara.test.ts. Also: recording with MEKARA_VCR_CASSETTE, and runs continued without python3.
+// Over 400 lines: every case uses the one fixture project and its helpers above, which a split would copy.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parse, stringify } from 'yaml';
 import { createLogger } from '../../../src/observe/logger.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { until } from '../../helpers/until.ts';
+import { replayCassetteFile } from '../../helpers/vcr.ts';
 import { projectScripts, type ToolAnswer, tool, writeFiles } from './helpers.ts';
 import { mekaraCassetteCases } from './mekara-cassette-cases.ts';
 
@@ -201,6 +204,133 @@ describe('compiled Python scripts in .mekara/scripts', () => {
     expect(answer.text).toContain('.mekara/scripts/compiled/lottery/draw.py is a Python script');
     expect(answer.text).toContain('needs `python3` (3.10 or later) on the PATH of Switchboard');
     expect(answer.text).toContain('PATH=/nonexistent-bin');
+  });
+});
+
+describe('recording with MEKARA_VCR_CASSETTE', () => {
+  /** The keys mekara's cassette reader takes per event (it refuses any other), by event and by result type. */
+  const MEKARA_KEYS: Record<string, string[]> = {
+    mcp_tool_input: ['type', 'tool', 'input'],
+    mcp_tool_output: ['type', 'tool', 'output'],
+    auto_step: ['type', 'working_dir', 'inputs', 'result'],
+    inputs: ['action_type', 'action', 'context', 'kwargs'],
+    shell: ['type', 'success', 'exit_code', 'output'],
+    call: ['type', 'success', 'value', 'error', 'output'],
+    exception: ['type', 'success', 'exception', 'step_description', 'output'],
+  };
+  const INPUT_KEYS: Record<string, string[]> = {
+    start: ['name', 'arguments', 'working_dir'],
+    continue_compiled_script: ['outputs'],
+    finish_nl_script: [],
+    status: [],
+  };
+
+  /** lottery:round driven to the end by a hub recording into `rec.yaml` in mekara's format. */
+  async function recordRound(dir: string) {
+    const hub = await open(dir, { env: { ...env, MEKARA_VCR_CASSETTE: 'rec.yaml' } });
+    const started = ok(await tool(hub, 'script.start', { name: 'lottery:round' }));
+    const winning = winningOf(started);
+    ok(await tool(hub, 'script.continue_compiled_script', { outputs: { ticket: winning + 3 } }));
+    ok(await tool(hub, 'script.status'));
+    ok(await tool(hub, 'script.continue_compiled_script', { outputs: {} }));
+    ok(await tool(hub, 'script.continue_compiled_script', { outputs: { gap: 3 } }));
+    ok(await tool(hub, 'script.finish_nl_script'));
+    expect(ok(await tool(hub, 'script.continue_compiled_script', { outputs: {} })).state).toBe('finished');
+    await hub.close();
+    return join(dir, 'rec.yaml');
+  }
+
+  it("writes mekara's event shapes, tool names and floats, and replays word for word", async () => {
+    const dir = mekaraProject();
+    const file = await recordRound(dir);
+    const text = readFileSync(file, 'utf8');
+    const data = parse(text);
+    expect(data.initial_state).toEqual({ working_dir: dir, recorded_by: 'switchboard' });
+    const tools = data.events.filter((e: any) => e.type === 'mcp_tool_input').map((e: any) => e.tool);
+    expect(tools).toEqual([
+      'start',
+      'continue_compiled_script',
+      'status',
+      'continue_compiled_script',
+      'continue_compiled_script',
+      'finish_nl_script',
+      'continue_compiled_script',
+    ]);
+    for (const e of data.events) {
+      for (const key of Object.keys(e)) expect(MEKARA_KEYS[e.type]).toContain(key);
+      if (e.type === 'mcp_tool_input') expect(Object.keys(e.input).sort()).toEqual([...INPUT_KEYS[e.tool]].sort());
+      if (e.type !== 'auto_step') continue;
+      for (const key of Object.keys(e.inputs)) expect(MEKARA_KEYS.inputs).toContain(key);
+      expect(Object.keys(e.result).sort()).toEqual([...MEKARA_KEYS[e.result.type]].sort());
+      expect(typeof e.inputs.context).toBe('string');
+      // mekara records no kwargs for a command step.
+      expect('kwargs' in e.inputs).toBe(e.inputs.action_type === 'call');
+    }
+    expect(data.events[0].input).toEqual({ name: 'lottery:round', arguments: '', working_dir: null });
+    // The tripled stake is the float 9.0, written as Python writes it; no `$float` marker of Switchboard's.
+    expect(text).toMatch(/value: 9\.0\n/);
+    expect(text).not.toContain('$float');
+    await expect(replayCassetteFile(file, dir, env)).resolves.toMatchObject({ calls: 7 });
+  });
+
+  it("compares the recorded answers exactly when replayed (they are Switchboard's words)", async () => {
+    const dir = mekaraProject();
+    const file = await recordRound(dir);
+    const data = parse(readFileSync(file, 'utf8'));
+    const status = data.events.findIndex((e: any) => e.type === 'mcp_tool_output' && e.tool === 'status');
+    data.events[status].output += ' (edited)';
+    writeFileSync(file, stringify(data, { lineWidth: 0 }));
+    await expect(replayCassetteFile(file, dir, env)).rejects.toThrow(
+      new RegExp(`VCR replay mismatch at event ${status + 1}\\.`),
+    );
+  });
+});
+
+describe('a run of a Python script continued where python3 is missing', () => {
+  const SRC = join(import.meta.dirname, '../../../src/index.ts');
+  const noPython = { env: { PATH: '/nonexistent-bin' } };
+
+  it('says Python is missing (not that the script changed), keeps the run, and continues it once Python is back', async () => {
+    const dir = mekaraProject();
+    const first = await open(dir);
+    const started = ok(await tool(first, 'script.start', { name: 'lottery:draw' }));
+    await first.close();
+
+    const second = await open(dir, noPython);
+    const status = await tool(second, 'script.status');
+    expect(status).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(status.text).toContain(`Script run '${started.runId}' cannot be continued now`);
+    expect(status.text).toContain('.mekara/scripts/compiled/lottery/draw.py is a Python script');
+    expect(status.text).toContain('needs `python3` (3.10 or later) on the PATH of Switchboard, but there is none');
+    expect(status.text).toContain('PATH=/nonexistent-bin');
+    expect(status.text).toContain('the run is kept');
+    expect(status.text).not.toContain('changed');
+    expect((await second.services.store.scriptRuns.get(started.runId as string))?.status).toBe('running');
+    await second.close();
+
+    const third = await open(dir);
+    const back = ok(await tool(third, 'script.status'));
+    expect(back).toMatchObject({ state: 'llm', runId: started.runId });
+    expect(back.text).toContain('Stack: `lottery:draw[1]`');
+  });
+
+  it('says so too when the Python script is nested under a JS one (the call falls back, the replay does not)', async () => {
+    const dir = mekaraProject();
+    projectScripts(dir, {
+      'nl/outer.md': '# Outer\n',
+      'compiled/outer.mjs': `import { callScript, llm } from ${JSON.stringify(SRC)};\nexport default function* () { yield callScript('lottery:draw'); yield llm('done?'); }\n`,
+    });
+    const first = await open(dir);
+    const started = ok(await tool(first, 'script.start', { name: 'outer' }));
+    expect(started.text).toContain('`outer[0] > lottery:draw[1]`');
+    await first.close();
+
+    const second = await open(dir, noPython);
+    const status = await tool(second, 'script.status');
+    expect(status).toMatchObject({ ok: false, code: 'UNAVAILABLE' });
+    expect(status.text).toContain('lottery/draw.py is a Python script');
+    expect(status.text).toContain('but there is none (PATH=/nonexistent-bin)');
+    expect((await second.services.store.scriptRuns.get(started.runId as string))?.status).toBe('running');
   });
 });
 

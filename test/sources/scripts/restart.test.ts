@@ -1,9 +1,11 @@
 // Restart safety: a run is journalled in the Store, so a new hub on the same project rebuilds it by replaying
 // the journal (no finished step runs again), reports a run whose script changed, and re-runs an interrupted step.
+// A new stdio hub starts its own stack: a run an ended one left is listed, continued by run_id, and cleaned later.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pruneUnfinished } from '../../../src/sources/scripts/left-runs.ts';
 import { type TestHub, testHub } from '../../helpers/hub.ts';
 import { nl, projectScripts, tool } from './helpers.ts';
 
@@ -129,22 +131,65 @@ describe('restart in the middle of a run', () => {
     expect(lines(join(dir, 'ran.log'))).toEqual(['first', 'inner']);
   });
 
-  it('keeps the runs of two live stdio hubs apart; a stopped hub hands its run to the next', async () => {
+  it('keeps the runs of two live stdio hubs apart; a new stdio hub starts its own stack and continues a left run only by run_id', async () => {
     const stdio = { id: 'stdio', roles: ['*'] };
     const over = (hub: TestHub, name: string, input: Record<string, unknown> = {}) =>
       hub.pipeline.call({ principal: stdio, name, input, transport: 'stdio' });
     const state = (out: Awaited<ReturnType<TestHub['pipeline']['call']>>) =>
       out.ok ? (out.value as { state: string }).state : out.error.code;
+    const textOf = (out: Awaited<ReturnType<TestHub['pipeline']['call']>>) =>
+      out.ok ? String(out.raw?.content[0]?.text) : out.error.message;
     const a = await open();
     const b = await open();
-    expect(state(await over(a, 'script.start', { name: 'counted' }))).toBe('llm');
-    // Another agent's Switchboard on the same project does not take the run while its hub lives.
-    expect(state(await over(b, 'script.status'))).toBe('idle');
+    const started = await over(a, 'script.start', { name: 'counted' });
+    expect(state(started)).toBe('llm');
+    const runId = (started.ok && (started.value as { run_id: string }).run_id) as string;
+    // Another agent's Switchboard on the same project sees the run as held by a live process.
+    const held = await over(b, 'script.status');
+    expect(state(held)).toBe('idle');
+    expect(textOf(held)).toContain(`\`${runId}\`: \`counted\``);
+    expect(textOf(held)).toContain('held by another Switchboard process that is still running');
     await a.close();
-    // Stopped cleanly, it let go: the next stdio hub continues it without running anything again.
-    expect(state(await over(b, 'script.status'))).toBe('llm');
-    expect(state(await over(b, 'script.continue_compiled_script', { outputs: { answer: 'b' } }))).toBe('llm');
-    expect(lines(join(dir, 'ran.log'))).toEqual(['first', 'inner', 'second-b']);
+
+    // A new stdio process is a new client: its start opens a new stack instead of nesting on the left run.
+    const c = await open();
+    const left = await over(c, 'script.status');
+    expect(state(left)).toBe('idle');
+    expect(textOf(left)).toContain(`\`${runId}\`: \`counted\``);
+    expect(textOf(left)).toContain('left by a Switchboard process that has ended');
+    const fresh = await over(c, 'script.start', { name: 'inner' });
+    expect(state(fresh)).toBe('finished');
+    expect(textOf(fresh)).not.toContain('counted');
+    // Resumed on request, by its run_id, without running a finished step again.
+    expect(state(await over(c, 'script.status', { run_id: runId }))).toBe('llm');
+    expect(state(await over(c, 'script.continue_compiled_script', { outputs: { answer: 'c' } }))).toBe('llm');
+    expect(lines(join(dir, 'ran.log'))).toEqual(['first', 'inner', 'inner', 'second-c']);
+  });
+
+  it("deletes unfinished runs whose client is gone after unfinished_retention_days, keeping a live hub's", async () => {
+    const stdio = { id: 'stdio', roles: ['*'] };
+    const a = await open();
+    const b = await open();
+    const over = (hub: TestHub, name: string, input: Record<string, unknown> = {}) =>
+      hub.pipeline.call({ principal: stdio, name, input, transport: 'stdio' });
+    const runOf = async (hub: TestHub) => {
+      const out = await over(hub, 'script.start', { name: 'counted' });
+      return (out.ok && (out.value as { run_id: string }).run_id) as string;
+    };
+    const leftRun = await runOf(a);
+    const liveRun = await runOf(b);
+    await a.close();
+    const store = b.services.store;
+    const prune = (before: number, inUse = (_id: string) => false) =>
+      pruneUnfinished(store, new Date(before).toISOString(), inUse);
+    // Nothing is old enough yet.
+    expect(await prune(Date.now() - 86_400_000)).toBe(0);
+    // Both were last touched before `before`: a run in use here is kept, and so is a live stdio hub's.
+    expect(await prune(Date.now() + 1000, (id) => id === leftRun)).toBe(0);
+    expect(await prune(Date.now() + 1000)).toBe(1);
+    expect(await store.scriptRuns.get(leftRun)).toBeUndefined();
+    expect(await store.scriptRuns.journal(leftRun)).toEqual([]);
+    expect(await store.scriptRuns.get(liveRun)).toMatchObject({ status: 'running' });
   });
 
   it('lists unfinished runs to a client without one, which can adopt a run by its run_id', async () => {

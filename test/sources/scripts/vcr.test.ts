@@ -1,5 +1,6 @@
-// VCR: a hub with SWITCHBOARD_VCR_CASSETTE records every script call; replay runs the real executor with the
-// recorded auto-step results (no command runs) and names the first difference. Kept cassettes stay replayable.
+// VCR: a hub with SWITCHBOARD_VCR_CASSETTE (or MEKARA_VCR_CASSETTE, in mekara's format) records every script call;
+// replay runs the real executor with the recorded auto-step results (no command runs) and names the first
+// difference. Kept cassettes stay replayable.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -79,6 +80,29 @@ async function recordRun() {
 }
 
 describe('record and replay', () => {
+  it('records in both formats at once when SWITCHBOARD_VCR_CASSETTE and MEKARA_VCR_CASSETTE name two files', async () => {
+    const dir = tempDir();
+    projectScripts(dir, {
+      'nl/argv.md': nl('argv'),
+      'compiled/argv.mjs': `${imports}export default function* () { yield auto(['echo', 'a b']); yield llm('ok?'); }`,
+    });
+    const hub = await testHub({
+      cwd: dir,
+      env: { ...env, SWITCHBOARD_VCR_CASSETTE: 'own.yaml', MEKARA_VCR_CASSETTE: 'sub/mekara.yaml' },
+    });
+    expect((await tool(hub, 'script.start', { name: 'argv' })).state).toBe('llm');
+    await hub.close();
+    const own = parse(readFileSync(join(dir, 'own.yaml'), 'utf8'));
+    const theirs = parse(readFileSync(join(dir, 'sub/mekara.yaml'), 'utf8'));
+    expect(own.events.map((e: { tool?: string }) => e.tool)).toEqual(['script__start', undefined, 'script__start']);
+    expect(theirs.events.map((e: { tool?: string }) => e.tool)).toEqual(['start', undefined, 'start']);
+    // A command given as an argument array stays one (mekara has no such step); both replay.
+    expect(theirs.events[1].inputs).toEqual({ action_type: 'argv', action: ['echo', 'a b'], context: {} });
+    expect(theirs.events[1].result).toEqual({ type: 'shell', success: true, exit_code: 0, output: 'a b\n' });
+    await expect(replayCassetteFile(join(dir, 'own.yaml'), dir, env)).resolves.toMatchObject({ calls: 1 });
+    await expect(replayCassetteFile(join(dir, 'sub/mekara.yaml'), dir, env)).resolves.toMatchObject({ calls: 1 });
+  });
+
   it('records tool inputs, auto steps and tool outputs as YAML', async () => {
     const { dir, cassette, outputs } = await recordRun();
     const data = parse(readFileSync(cassette, 'utf8'));
