@@ -398,6 +398,14 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     agents: AgentsSchema.prefault({}),
+    /** Other tools' own wire formats, served beside Switchboard's for their clients as they are (off by default). */
+    compat: z
+      .object({
+        /** Serve ClaudeBench's JSON-RPC endpoint, POST /rpc, over the same capabilities (coming-from-claudebench.md). */
+        claudebench_rpc: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     telemetry: TelemetrySchema.optional(),
   })
   .strict();

@@ -1,5 +1,6 @@
-// The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1), the dashboard (/ui)
-// and probes; every call answers through the one pipeline. Off loopback it binds only with tokens or OAuth to check.
+// The HTTP server: DNS-rebinding guards, body limits, and routing to MCP (/mcp), REST (/v1), the dashboard (/ui),
+// ClaudeBench's JSON-RPC (/rpc, when on) and probes; every call answers through the one pipeline. Off loopback it
+// binds only with tokens or OAuth to check.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { localhostAllowedOrigins, validateHostHeader, validateOriginHeader } from '@modelcontextprotocol/server';
@@ -11,6 +12,7 @@ import { MCP_METADATA_PATH, METADATA_PATH, oauthResourceFor } from '../policy/oa
 import type { Exposure } from '../policy/principal.ts';
 import { selectProfile } from '../policy/profile-select.ts';
 import { parseJson, readBody } from './body.ts';
+import { claudeBenchRoutes } from './claudebench/rpc.ts';
 import { createDashboard } from './dashboard/routes.ts';
 import { ProtocolErrorCode, TransportErrorCode } from './jsonrpc-errors.ts';
 import { createMcpHttp } from './mcp-http.ts';
@@ -157,6 +159,11 @@ export async function serveHttp(hub: Hub, opts: HttpOptions = {}): Promise<HttpH
         return callTool(hub, res, req, params.name ?? '', body, principal);
       },
     },
+    // ClaudeBench's JSON-RPC endpoint, for its clients as they are; absent unless turned on.
+    ...claudeBenchRoutes(hub, async (req, res) => {
+      const body = await readJsonOrAnswer(req, res, maxBody, true);
+      return body === ANSWERED ? undefined : { body };
+    }),
     {
       method: 'ALL',
       path: '/v1/tools/:name',

@@ -60,6 +60,7 @@ describe('loadConfig', () => {
       },
       stdio: { roles: ['*'], max_message_bytes: 10 * 1024 * 1024, idle_timeout_ms: 600_000 },
       workspace: { extra_dirs: [] },
+      compat: { claudebench_rpc: false },
       agents: {
         default_provider: 'claude-cli',
         max_tokens: 4096,

@@ -1,11 +1,13 @@
-// Task attachments as records: named JSON or text documents an agent leaves on a task for the next one
+// Task attachments as records: named JSON, text or markdown documents an agent leaves on a task for the next one
 // (ClaudeBench's task.create_attachment). Both stores keep one attachment as the JSON text this module makes, so
 // limits, messages and the stored shape are the same on SQLite and Redis.
 import { z } from 'zod';
 import { check, describe, invalid, mustBe, nonEmptyText, oneOf, record, textOrNull } from './common.ts';
 
-export const ATTACHMENT_TYPES = ['json', 'text'] as const;
+export const ATTACHMENT_TYPES = ['json', 'text', 'markdown'] as const;
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+/** The types whose document is a string (markdown is text that says how to render it). */
+export const TEXT_ATTACHMENT_TYPES: readonly AttachmentType[] = ['text', 'markdown'];
 
 /** Largest attachment, in bytes of its stored form (UTF-8 text, or the JSON text of a json value). */
 export const MAX_ATTACHMENT_BYTES = 64 * 1024;
@@ -18,7 +20,7 @@ export interface TaskAttachment {
   taskId: string;
   key: string;
   type: AttachmentType;
-  /** The document: any JSON value for `json`, a string for `text`. */
+  /** The document: any JSON value for `json`, a string for `text` and `markdown`. */
   value: unknown;
   /** Bytes of the stored form, the figure the limit applies to. */
   size: number;
@@ -59,13 +61,14 @@ export function checkNewAttachment(given: unknown): {
   stored: StoredAttachment;
 } {
   const a = check(NewAttachmentSchema, given);
-  if (a.type === 'text' && typeof a.value !== 'string')
+  const isText = TEXT_ATTACHMENT_TYPES.includes(a.type);
+  if (isText && typeof a.value !== 'string')
     invalid(
-      `value must be a string for a text attachment, got ${describe(a.value)}; use type 'json' for structured data.`,
+      `value must be a string for a ${a.type} attachment, got ${describe(a.value)}; use type 'json' for structured data.`,
     );
   let body: string | undefined;
   try {
-    body = a.type === 'text' ? (a.value as string) : JSON.stringify(a.value);
+    body = isText ? (a.value as string) : JSON.stringify(a.value);
   } catch (err) {
     invalid(`value must be JSON-serialisable: ${(err as Error).message}.`);
   }

@@ -186,6 +186,19 @@ describe.each(stores)('task board from ClaudeBench on %s', (_name, makeStore) =>
       expect((await hub.value('task.attachments', { id: task.id, key: 'analysis' })).attachments).toHaveLength(1);
     });
 
+    it('keeps markdown as its own type, a string like text (ClaudeBench attaches markdown handoffs)', async () => {
+      const task = await hub.value<Task>('task.create', { text: 'plan' });
+      await hub.value('task.attach', { id: task.id, key: 'plan', type: 'markdown', value: '# Plan\n- test' });
+      const { attachments } = await hub.value('task.attachments', { id: task.id, key: 'plan' });
+      expect(attachments.map((a: any) => [a.type, a.value, a.size])).toEqual([['markdown', '# Plan\n- test', 13]]);
+      expect(
+        failure(
+          await hub.call('task.attach', { id: task.id, key: 'plan', type: 'markdown', value: { a: 1 } }),
+          'INVALID_INPUT',
+        ),
+      ).toContain("value must be a string for a markdown attachment, got object; use type 'json'");
+    });
+
     it('refuses a document over the limit with its size, the limit and what to do instead', async () => {
       const task = await hub.value<Task>('task.create', { text: 'big' });
       const message = failure(
