@@ -1,9 +1,12 @@
 // `switchboard mcp add|remove|list|get|import`: manage the upstream MCP servers Switchboard aggregates, in the
 // project (`.switchboard/config.toml`) or user scope, keeping each file's comments and order.
+// Past ~400 lines: each command is short; what they share (parsing a scope, the servers in effect, masking) is here
+// beside them, and the login and approve commands already live apart (mcp-login.ts, mcp-approve.ts).
 import { relative } from 'node:path';
 import { secretVariablesNote } from '../config/import-secrets.ts';
 import { IMPORT_SOURCES, type ImportSource, importServers, removeFromClientHint } from '../config/import-servers.ts';
 import { loadConfig, type Raw } from '../config/load.ts';
+import { readRkatServers } from '../config/rkat-servers.ts';
 import {
   addServer,
   allServers,
@@ -217,12 +220,31 @@ function masked(entry: Raw): Raw {
  * The servers as written in each scope's file, once the configuration passed the check `serve` makes: a file
  * serve refuses is refused here with the same message, never listed as fine.
  */
-function effective(cwd: string, scope?: Scope): Array<ScopedServer & { shadowed: boolean }> {
+function effective(cwd: string, scope?: Scope): Listed[] {
   loadConfig(cwd);
+  // The project's .rkat/mcp.toml is served too (after the config files, which win on a name): listed as `meerkat`.
+  const rkat = readRkatServers(cwd);
   const list = scope ? serversIn(scope, cwd) : allServers(cwd);
   const projectNames = new Set(serversIn('project', cwd).map((s) => s.entry.name));
-  return list.map((s) => ({ ...s, shadowed: s.scope === 'user' && projectNames.has(s.entry.name) }));
+  const configNames = new Set(allServers(cwd).map((s) => s.entry.name));
+  return [
+    ...list.map((s) => ({
+      ...s,
+      ...(s.scope === 'user' && projectNames.has(s.entry.name) ? { shadowedBy: 'project' as const } : {}),
+    })),
+    ...(scope
+      ? []
+      : rkat.servers.map((entry) => ({
+          scope: 'meerkat' as const,
+          file: rkat.file,
+          entry,
+          ...(configNames.has(entry.name) ? { shadowedBy: 'config' as const } : {}),
+        }))),
+  ];
 }
+
+/** A listed server: a config file's, or the project's Meerkat file's; `shadowedBy` says what hides it. */
+type Listed = Omit<ScopedServer, 'scope'> & { scope: Scope | 'meerkat'; shadowedBy?: 'project' | 'config' };
 
 const target = (e: Raw) => (e.command ? [e.command, ...((e.args as string[]) ?? [])].join(' ') : String(e.url ?? ''));
 // Meerkat's `streamable-http` is Switchboard's `http`.
@@ -243,8 +265,8 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
       transport: kind(s.entry),
       target: target(s.entry),
       enabled: s.entry.enabled !== false,
-      ...(s.shadowed ? { shadowedBy: 'project' } : {}),
-      ...(live && !s.shadowed
+      ...(s.shadowedBy ? { shadowedBy: s.shadowedBy } : {}),
+      ...(live && !s.shadowedBy
         ? {
             status: live.status,
             tools: live.tools,
@@ -256,7 +278,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
             ...(live.withheld ? { withheld: live.withheld } : {}),
           }
         : {}),
-      ...(probed && s.entry.oauth && !s.shadowed
+      ...(probed && s.entry.oauth && !s.shadowedBy
         ? {
             logins: logins.map((l) => ({
               principal: l.principal,
@@ -280,7 +302,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
   for (const r of rows) {
     const row = [
       r.enabled ? r.name : `${r.name} ${colour().dim('(disabled)')}`,
-      r.shadowedBy ? `${r.scope} ${colour().dim('(overridden by project)')}` : r.scope,
+      r.shadowedBy ? `${r.scope} ${colour().dim(`(overridden by ${r.shadowedBy})`)}` : r.scope,
       r.transport,
       r.target.length > 60 ? `${r.target.slice(0, 57)}…` : r.target,
     ];
@@ -333,7 +355,7 @@ export async function mcpList(opts: { cwd: string; scope?: string; json?: boolea
       process.stdout.write(`${colour().yellow('renamed')} ${r.name}: ${x.from} → ${x.to} (${x.reason})\n`);
 }
 
-const hasAuthorization = (s: ScopedServer) =>
+const hasAuthorization = (s: Pick<ScopedServer, 'entry'>) =>
   Object.keys((s.entry.headers as Raw | undefined) ?? {}).some((k) => k.toLowerCase() === 'authorization');
 
 /** Start a hub on the project (its servers only matter here), wait for every server to connect or fail. */
@@ -358,7 +380,7 @@ async function probe(cwd: string) {
 
 /** `mcp get NAME`: the entry in effect, secrets masked. */
 export async function mcpGet(name: string, opts: { cwd: string; json?: boolean }): Promise<void> {
-  const found = effective(opts.cwd).find((s) => s.entry.name === name && !s.shadowed);
+  const found = effective(opts.cwd).find((s) => s.entry.name === name && !s.shadowedBy);
   if (!found) {
     const known = allServers(opts.cwd).map((s) => String(s.entry.name));
     throw new CliError(

@@ -1,13 +1,14 @@
 // Meerkat's `[[servers]]` keys in Switchboard's own configuration: `.rkat/mcp.toml` files in Meerkat's format (our
 // own, test/fixtures/meerkat-format) load as `.switchboard/config.toml` with their keys mapped, and a key Switchboard
 // has no use for is refused naming the file and the key — by serve's check and by `mcp import`. Meerkat's own files
-// load the same way in test/originals/meerkat.test.ts.
+// load the same way in test/originals/meerkat.test.ts. And the project's own .rkat/mcp.toml as serve reads it live.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importServers } from '../../src/config/import-servers.ts';
 import { loadConfig } from '../../src/config/load.ts';
+import { readRkatServers } from '../../src/config/rkat-servers.ts';
 import { addServer } from '../../src/config/server-entries.ts';
 import { configProject } from '../helpers/config-project.ts';
 
@@ -109,5 +110,42 @@ describe('mcp import --from meerkat', () => {
     expect(found.skipped).toEqual([
       { name: 'future', reason: expect.stringContaining(`${file}: unknown key 'future_server_key' (a server takes`) },
     ]);
+  });
+});
+
+describe('readRkatServers: a project’s .rkat/mcp.toml as serve serves it', () => {
+  const withRkat = (toml: string) => {
+    const p = project();
+    mkdirSync(join(p.dir, '.rkat'));
+    writeFileSync(join(p.dir, '.rkat/mcp.toml'), toml);
+    return p.dir;
+  };
+
+  it("our fixture's servers in Switchboard's spelling; no file, no servers", () => {
+    const dir = project().dir;
+    expect(readRkatServers(dir).servers).toEqual([]);
+    const fixture = project();
+    mkdirSync(join(fixture.dir, '.rkat'));
+    copyFileSync(join(FIXTURES, 'project/.rkat/mcp.toml'), join(fixture.dir, '.rkat/mcp.toml'));
+    const { servers } = readRkatServers(fixture.dir);
+    expect(servers.length).toBeGreaterThan(0);
+    for (const s of servers) expect(s).not.toHaveProperty('connect_timeout_secs');
+  });
+
+  it('what cannot be served is one error naming the file, each server and key', () => {
+    const dir = withRkat(
+      [
+        'other = 1',
+        '[[servers]]\nname = "a"\ncommand = "x"',
+        '[[servers]]\nname = "a"\ncommand = "y"',
+        '[[servers]]\nname = "login"\nurl = "https://h/mcp"\noauth_account = "me"',
+        '[[servers]]\nname = "slow"\ncommand = "x"\nconnect_timeout_secs = 0',
+        '[[servers]]\ncommand = "nameless"',
+      ].join('\n'),
+    );
+    const file = join(dir, '.rkat/mcp.toml');
+    expect(() => readRkatServers(dir)).toThrow(
+      `Invalid Meerkat server file (${file}): unknown key 'other' (Meerkat's file has [[servers]]); servers.a: the name is given twice; servers.login.oauth_account: Meerkat's OAuth login is not Switchboard's; give the server its headers; servers.slow: connect_timeout_secs: expected a whole number of seconds, at least 1 (Meerkat's name for startup_timeout_ms), got 0; servers.4: expected a table with a name`,
+    );
   });
 });

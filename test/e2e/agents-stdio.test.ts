@@ -120,6 +120,19 @@ describe('agents over MCP stdio', () => {
     expect(logs.filter((l) => (l as { session?: string }).session === 'quiet')).toEqual([]);
   });
 
+  it("with Meerkat's stream: true the events come as log notifications without a progressToken", async () => {
+    api.enqueue('streamed answer');
+    const result = await client.callTool({
+      name: 'agent__start',
+      arguments: { session_name: 'streamed', agent_name: 'helper', prompt: 'go', stream: true },
+    });
+    expect(structured(result)).toMatchObject({ status: 'completed', content: 'streamed answer' });
+    await client.ping();
+    expect(logs).toEqual(
+      expect.arrayContaining([expect.objectContaining({ session: 'streamed', message: 'turn completed' })]),
+    );
+  });
+
   it('an async start returns at once; agent__status with wait_seconds returns when the turn ends', async () => {
     // The model answers when the test opens the gate: the turn runs until then, however slow the machine.
     const model = gate();
@@ -138,8 +151,9 @@ describe('agents over MCP stdio', () => {
     expect(structured(status)).toMatchObject({ status: 'completed', running: false });
     const result = await client.callTool({ name: 'agent__result', arguments: { session_name: 'bg' } });
     expect(structured(result)).toMatchObject({ content: 'Took a while.' });
+    // sync, quiet, streamed and bg.
     const list = await client.callTool({ name: 'session__list', arguments: { response_format: 'json' } });
-    expect(structured(list).total).toBe(3);
+    expect(structured(list).total).toBe(4);
   });
 
   it('the default claude-cli provider finds the claude binary from the built server and runs a turn', async () => {

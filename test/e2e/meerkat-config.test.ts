@@ -1,6 +1,8 @@
 // serve and the mcp commands check the configuration the same way: a config written with Meerkat's server keys
 // (`transport = "streamable-http"`, `connect_timeout_secs`) serves real upstream servers and is listed; one with a
-// key Switchboard cannot use is refused by serve and by every mcp command with the same message.
+// key Switchboard cannot use is refused by serve and by every mcp command with the same message. And a project's own
+// `.rkat/mcp.toml` (ours, in Meerkat's format) is served as it is, followed while serve runs; one that does not parse
+// is refused by serve and mcp list alike.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -22,6 +24,13 @@ function projectWith(toml: string): string {
   cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
 }
+
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
+};
 
 const meerkatServers = (url: string) =>
   `[[servers]]\nname = "local"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE)}]\nenv = { FIXTURE_NAME = "local" }\nconnect_timeout_secs = 20\n\n` +
@@ -69,12 +78,6 @@ describe('serve and mcp agree on a configuration with Meerkat keys', () => {
     );
     const message = `Invalid configuration (${join(dir, '.switchboard/config.toml')}): servers.oauth: unknown key 'servers.oauth.oauth_scope'`;
 
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } },
-    };
     const serve = await runCli(dir, ['serve'], {
       input: `${JSON.stringify(initialize)}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`,
       keepStdinOpen: true,
@@ -99,5 +102,97 @@ describe('serve and mcp agree on a configuration with Meerkat keys', () => {
     const removed = await runCli(dir, ['mcp', 'remove', 'oauth']);
     expect(removed.code).toBe(0);
     expect((await runCli(dir, ['mcp', 'list', '--json'])).code).toBe(0);
+  });
+});
+
+/** A stdio server of the fixture, as a Meerkat `[[servers]]` table. */
+const rkatServer = (name: string) =>
+  `[[servers]]\nname = "${name}"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(FIXTURE)}]\nenv = { FIXTURE_NAME = "${name}" }\nconnect_timeout_secs = 20\n\n`;
+
+describe("a project's .rkat/mcp.toml is served live", () => {
+  it('its servers are served beside the config files; an edit applies while serve runs; config.toml wins on a name', async () => {
+    const dir = projectWith(rkatServer('dup').replace('FIXTURE_NAME = "dup"', 'FIXTURE_NAME = "from-config"'));
+    mkdirSync(join(dir, '.rkat'));
+    writeFileSync(join(dir, '.rkat/mcp.toml'), rkatServer('meerkat-one') + rkatServer('dup'));
+
+    const list = await runCli(dir, ['mcp', 'list', '--json']);
+    expect(list.code).toBe(0);
+    expect(
+      JSON.parse(list.stdout).servers.map((s: { name: string; scope: string; shadowedBy?: string }) => [
+        s.name,
+        s.scope,
+        s.shadowedBy,
+      ]),
+    ).toEqual([
+      ['dup', 'project', undefined],
+      ['meerkat-one', 'meerkat', undefined],
+      ['dup', 'meerkat', 'config'],
+    ]);
+
+    const client = new Client({ name: 'e2e-rkat', version: '1.0.0' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, '--cwd', dir, 'serve'],
+      env: childEnv(dir),
+      stderr: 'pipe',
+    });
+    let stderr = '';
+    transport.stderr?.on('data', (d) => {
+      stderr += String(d);
+    });
+    await client.connect(transport);
+    try {
+      const names = async () => (await client.listTools()).tools.map((t) => t.name);
+      await waitFor(async () => (await names()).includes('meerkat-one__echo'), 20_000, 'the .rkat server connected');
+      // The config file's `dup` is the one served (its fixture says its own name).
+      const dup = await client.callTool({ name: 'dup__env', arguments: {} });
+      expect(dup.structuredContent).toMatchObject({ FIXTURE_NAME: 'from-config' });
+      // An edit adds a server and drops one, without a restart.
+      writeFileSync(join(dir, '.rkat/mcp.toml'), rkatServer('meerkat-two'));
+      const after = await waitFor(
+        async () => {
+          const now = await names();
+          return now.includes('meerkat-two__echo') && !now.includes('meerkat-one__echo') ? now : undefined;
+        },
+        20_000,
+        'the edit applied',
+      );
+      expect(after).toEqual(expect.arrayContaining(['dup__echo', 'meerkat-two__echo']));
+      // An edit that does not parse changes nothing: the servers it had stay.
+      writeFileSync(join(dir, '.rkat/mcp.toml'), '[[servers]\nname = "broken"\n');
+      await waitFor(() => stderr.includes('Meerkat server file edit ignored: it is invalid'), 20_000, 'the edit read');
+      expect(stderr).toContain(`${join(dir, '.rkat/mcp.toml')}:1:`);
+      const shown = await client.callTool({ name: 'meerkat-two__echo', arguments: { text: 'still here' } });
+      expect(JSON.stringify(shown.content)).toContain('still here');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a file that does not parse, or a server Switchboard cannot serve, is refused by serve and mcp list', async () => {
+    const dir = projectWith('');
+    mkdirSync(join(dir, '.rkat'));
+    const file = join(dir, '.rkat/mcp.toml');
+    writeFileSync(file, `${rkatServer('ok')}[[servers]\nname = "broken"\n`);
+    const list = await runCli(dir, ['mcp', 'list']);
+    expect(list.code).toBe(2);
+    expect(list.stderr).toMatch(new RegExp(`${file.replaceAll('/', '\\/')}:\\d+:\\d+: `));
+    const serve = await runCli(dir, ['serve'], {
+      input: `${JSON.stringify(initialize)}\n${JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })}\n`,
+      keepStdinOpen: true,
+      endStdinWhen: (out) => out.includes('"id":2'),
+    });
+    expect(serve.code).toBe(2);
+    expect(serve.stderr).toContain(file);
+
+    writeFileSync(
+      file,
+      `${rkatServer('ok')}[[servers]]\nname = "signed-in"\nurl = "https://h/mcp"\noauth_scope = "read"\n`,
+    );
+    const bad = await runCli(dir, ['mcp', 'list']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(
+      `Invalid Meerkat server file (${file}): servers.signed-in: unknown key 'oauth_scope' (a server takes`,
+    );
   });
 });

@@ -3,14 +3,20 @@
 // user file (the first name wins), and its `output_schema` wrapper example checks a gemini answer against the inner
 // schema (the provider contract's wrapper-form case, run on Meerkat's file). The same on our own files in Meerkat's
 // format: test/config/meerkat-servers.test.ts, test/cli/init-plan.test.ts and test/sources/agents/provider-contract.ts.
+// And the meerkat_run / meerkat_resume "full examples" of Meerkat's MCP docs (its design doc in ../shared/seeds), sent
+// unchanged but for a session_name to agent__start and unchanged to agent__resume (session_id names the session).
 import { copyFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importServers } from '../../src/config/import-servers.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { ServerSchema } from '../../src/config/schema.ts';
+import { closeAfterEach } from '../helpers/close-after-each.ts';
 import { configProject } from '../helpers/config-project.ts';
-import { original } from '../helpers/originals.ts';
+import { type FakeAnthropic, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
+import type { TestHub } from '../helpers/hub.ts';
+import { original, seedExample } from '../helpers/originals.ts';
+import { agentHub } from '../sources/agents/agent-hub.ts';
 import { geminiUnderTest } from '../sources/agents/gemini-adapter.ts';
 import { wrapperFormCase } from '../sources/agents/provider-contract.ts';
 
@@ -72,4 +78,61 @@ describe("Meerkat's output_schema wrapper example", () => {
       right: '{"result": "forty-two"}',
       structured: { result: 'forty-two' },
     }));
+});
+
+describe("Meerkat's meerkat_run and meerkat_resume full examples", () => {
+  let api: FakeAnthropic | undefined;
+  let hub: TestHub | undefined;
+  closeAfterEach(() => [hub, api]);
+
+  it('run: its callback tool pauses the turn; resume with its tool results: the answer matches its schema', async () => {
+    const doc = 'agents-and-client-meerkat.md';
+    const run = seedExample(doc, 'Full example:');
+    const resume = seedExample(doc, 'Full example with tool results:');
+    // Every key of Meerkat's own, at its default where Switchboard has no equivalent (stream, verbose, host_mode,
+    // comms_name, hooks_override, enable_builtins, builtin_config; resume's model/max_tokens/provider null, tools []).
+    expect(Object.keys(run)).toEqual(expect.arrayContaining(['stream', 'verbose', 'host_mode', 'hooks_override']));
+    const toolUseId = (resume.tool_results as { tool_use_id: string }[])[0].tool_use_id;
+    api = await startFakeAnthropic({
+      replies: [
+        { content: [{ type: 'tool_use', id: toolUseId, name: 'read_file', input: { path: 'src/main.rs' } }] },
+        '{"bugs": ["off by one in the loop"], "severity": "low"}',
+      ],
+    });
+    hub = await agentHub({ anthropic: api.url });
+    const paused = await hub.value('agent.start', { session_name: resume.session_id, ...run });
+    expect(paused).toMatchObject({
+      session_id: resume.session_id,
+      status: 'pending_tool_call',
+      pending_tool_calls: [{ id: toolUseId, tool_name: 'read_file', args: { path: 'src/main.rs' } }],
+    });
+    const [first] = api.messages();
+    expect(first.body).toMatchObject({ model: run.model, max_tokens: run.max_tokens });
+    expect(first.body.system).toContain(run.system_prompt);
+    expect(first.body.tools.map((t: { name: string }) => t.name)).toEqual(['read_file']);
+
+    const done = await hub.value('agent.resume', resume);
+    expect(done).toMatchObject({
+      session_id: resume.session_id,
+      status: 'completed',
+      structured_output: { bugs: ['off by one in the loop'], severity: 'low' },
+      schema_warnings: null,
+    });
+    // The resume sent the tool result, and ran with the session's model (its `model: null` asks for no change).
+    const second = api.messages()[1].body;
+    expect(second.model).toBe(run.model);
+    expect(JSON.stringify(second.messages.at(-1))).toContain('File contents here...');
+  });
+
+  it('the same examples with a value Switchboard cannot honour are refused naming the key, before any session', async () => {
+    const run = seedExample('agents-and-client-meerkat.md', 'Full example:');
+    api = await startFakeAnthropic();
+    hub = await agentHub({ anthropic: api.url });
+    const out = await hub.call('agent.start', { session_name: 'host', ...run, host_mode: true, comms_name: 'rev' });
+    expect(!out.ok && out.error.code).toBe('INVALID_INPUT');
+    expect(!out.ok && out.error.message).toMatch(/host_mode: Switchboard takes this Meerkat key only at its default/);
+    expect(!out.ok && out.error.message).toMatch(/comms_name: .*no inter-agent comms/);
+    expect(api.messages()).toEqual([]);
+    expect(await hub.value('session.list', { response_format: 'json' })).toMatchObject({ sessions: [] });
+  });
 });

@@ -2,7 +2,7 @@
 // session, many sessions at once), its status and result, cancel, list and clean. The parts it uses live beside it:
 // the turn itself (`turn.ts`), the tools a turn runs (`turn-tools.ts`), which turns run here and their locks
 // (`admission.ts`), cancels between instances (`remote-cancel.ts`), permissions (`grant.ts`) and a resume's
-// provider/model/max_tokens (`resume-override.ts`). Past ~400 lines: what is left is the session lifecycle itself,
+// overrides (`resume-override.ts`). Past ~400 lines: what is left is the session lifecycle itself,
 // start to clean, each method short and each needing the others' state (the turns, the sessions, the providers);
 // `launch` (a turn's timer, lock renewal and transcript wiring) is the part that could move next.
 import { existsSync, statSync } from 'node:fs';
@@ -14,13 +14,14 @@ import { type AgentDefinition, loadDefinition, type ProviderName } from './defin
 import { type GrantContext, grant, sessionDirectory } from './grant.ts';
 import type { Provider } from './providers/provider.ts';
 import { type CancelReport, RemoteCancel } from './remote-cancel.ts';
-import { applyResumeOverrides } from './resume-override.ts';
+import { applyOutputSchema, applyResumeOverrides } from './resume-override.ts';
 import {
   answeredToolResults,
   checkSchemas,
   firstPrompt,
   type ResumeInput,
   type StartInput,
+  turnContext,
   unwrapOutputSchema,
 } from './session-input.ts';
 import { readSession, type SessionStore, sessionStoreOf } from './session-store.ts';
@@ -129,9 +130,10 @@ export class AgentRuntime {
       tool_calls: 0,
       options,
     };
+    const context = turnContext(input.transient_turn_context, providerName, provider.toolLoop);
     // The lock comes first: no other process may see the new session's "running" meta without its lock.
     await this.turns.admit(input.session_name, () => this.sessions.create(meta));
-    return this.launch(meta, agent, { prompt: first.prompt }, input.async ?? false, hooks);
+    return this.launch(meta, agent, { prompt: first.prompt, context }, input.async ?? false, hooks);
   }
 
   /** Continue a session: a new prompt, or the answers to its pending tool calls (and optionally a prompt). */
@@ -149,11 +151,17 @@ export class AgentRuntime {
     const agent = meta.agent ? loadDefinition(this.deps.services.projectDir, meta.agent) : undefined;
     agentProfile(this.deps.services.config.get(), agent);
     applyResumeOverrides(meta, agent, input, this.deps.providers, () => this.config());
+    await applyOutputSchema(meta, input.output_schema);
     this.assertConfigured(meta.provider);
     this.recheckGrant(meta, agent);
+    const context = turnContext(
+      input.transient_turn_context,
+      meta.provider,
+      this.deps.providers[meta.provider].toolLoop,
+    );
     await this.turns.admit(meta.session_name, async () => {});
     meta.last_resumed_at = new Date().toISOString();
-    return this.launch(meta, agent, { prompt: prompt || undefined, toolResults }, input.async ?? false, hooks);
+    return this.launch(meta, agent, { prompt: prompt || undefined, toolResults, context }, input.async ?? false, hooks);
   }
 
   /** The session's state, waiting up to `waitMs` for a running turn to finish. */

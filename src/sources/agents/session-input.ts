@@ -26,6 +26,7 @@ export interface StartInput {
   tools?: CallbackTool[];
   enable_builtins?: boolean;
   builtin_config?: { enable_shell?: boolean; shell_timeout_secs?: number };
+  transient_turn_context?: string;
 }
 
 export interface ResumeInput {
@@ -39,6 +40,27 @@ export interface ResumeInput {
   model?: string;
   /** From this turn on, the session's max tokens per model call. */
   max_tokens?: number;
+  /** Meerkat sends the session's callback tools again: accepted when they are the same ([] or the start's list). */
+  tools?: CallbackTool[];
+  /** From this turn on; undefined keeps what the session has. */
+  enable_builtins?: boolean;
+  builtin_config?: { enable_shell?: boolean; shell_timeout_secs?: number };
+  output_schema?: Record<string, unknown>;
+  structured_output_retries?: number;
+  transient_turn_context?: string;
+}
+
+/**
+ * Meerkat's transient_turn_context for a turn on `provider`: only the API providers can keep it out of the
+ * history (claude-cli writes every message into its own session).
+ */
+export function turnContext(given: string | undefined, provider: ProviderName, toolLoop: boolean): string | undefined {
+  if (given && !toolLoop)
+    throw new SwitchboardError(
+      'INVALID_INPUT',
+      `transient_turn_context: ${provider} keeps every message in its own session, so text cannot be kept out of the history there; put it in the prompt, or use an API provider (anthropic, openai or gemini).`,
+    );
+  return given;
 }
 
 /**

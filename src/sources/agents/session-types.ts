@@ -60,6 +60,13 @@ export interface SessionOptions {
   builtin_config: { enable_shell: boolean; shell_timeout_secs: number };
 }
 
+/** Why a completed turn has no structured_output: the last answer, how many were checked, what was wrong. */
+export interface ExtractionError {
+  last_output: string;
+  attempts: number;
+  reason: string;
+}
+
 /** The result of the last finished turn, as agent__result returns it. */
 export interface TurnResult {
   session_id: string;
@@ -69,7 +76,10 @@ export interface TurnResult {
   usage: Usage;
   content: string;
   structured_output: unknown;
+  /** Always null: Meerkat's are warnings from lowering a schema for a provider, which Switchboard does not do. */
   schema_warnings: string[] | null;
+  /** The answer still did not match output_schema after the retries (Meerkat's `extraction_error`). */
+  extraction_error?: ExtractionError;
   pending_tool_calls?: PendingToolCall[];
   error?: string;
   provider_session_id?: string | null;

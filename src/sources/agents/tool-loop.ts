@@ -43,7 +43,8 @@ export async function runToolLoop(req: TurnRequest, model: string, complete: Com
     ...(req.prompt ? [{ type: 'text' as const, text: req.prompt }] : []),
   ];
   if (fresh.length) {
-    messages.push({ role: 'user', content: fresh });
+    const context = req.turnContext ? [{ type: 'text' as const, text: req.turnContext }] : [];
+    messages.push({ role: 'user', content: [...fresh, ...context] });
     req.emit([{ type: 'message', role: 'user', content: fresh }]);
   }
   const tools: ToolSpec[] = [

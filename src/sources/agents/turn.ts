@@ -13,7 +13,7 @@ import { hubFileDirs } from './grant.ts';
 import { historyOf } from './history.ts';
 import type { LocalTool, Provider, TurnOutcome } from './providers/provider.ts';
 import type { SessionStore } from './session-store.ts';
-import type { SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-types.ts';
+import type { ExtractionError, SessionMeta, ToolResultBlock, TranscriptEvent, TurnResult } from './session-types.ts';
 import type { TranscriptWriter } from './transcript-writer.ts';
 import { type TurnToolDeps, turnCallerLimit, turnTools } from './turn-tools.ts';
 
@@ -32,6 +32,8 @@ export interface CallHooks {
 export interface TurnInput {
   prompt?: string;
   toolResults?: ToolResultBlock[];
+  /** Meerkat's transient_turn_context: seen by this turn's model calls, kept out of the history. */
+  context?: string;
 }
 
 export interface TurnDeps extends TurnToolDeps {
@@ -112,7 +114,7 @@ export async function runTurn(
       ? await turnTools(deps, meta, agent, hooks.caller, signal, emit, limitEnv, trace)
       : { tools: [] };
     mcpClose = own.close;
-    const { outcome, structured, warnings } = await askModel(
+    const { outcome, structured, extraction } = await askModel(
       { deps, meta, agent, provider, cfg, tools: own.tools, limitEnv, trace, signal, emit, transcript },
       turn,
       add,
@@ -120,7 +122,9 @@ export async function runTurn(
     result = finish(meta, outcome.status, totals, {
       content: outcome.text,
       structured_output: structured,
-      schema_warnings: warnings,
+      // Switchboard checks every answer itself and lowers no schema for a provider: nothing to warn about.
+      schema_warnings: null,
+      ...(extraction ? { extraction_error: extraction } : {}),
       ...(outcome.pending ? { pending_tool_calls: outcome.pending.calls } : {}),
     });
     if (outcome.pending) meta.pending = outcome.pending;
@@ -180,7 +184,7 @@ async function askModel(
   { deps, meta, agent, provider, cfg, tools, limitEnv, trace, signal, emit, transcript }: Asking,
   turn: TurnInput,
   add: (o: TurnOutcome) => void,
-): Promise<{ outcome: TurnOutcome; structured: unknown; warnings: string[] | null }> {
+): Promise<{ outcome: TurnOutcome; structured: unknown; extraction?: ExtractionError }> {
   const schema = meta.options.output_schema;
   // Structured output (and Ajv with it) is loaded only for sessions that have an output_schema.
   const so = schema ? await import('./structured-output.ts') : undefined;
@@ -203,7 +207,11 @@ async function askModel(
     return historyOf((await deps.sessions.transcript(meta.session_name)).events);
   };
   const hubDirs = hubFileDirs(deps.services.projectDir, deps.services.config.get(), deps.env);
-  const request = async (prompt: string | undefined, toolResults: ToolResultBlock[] | undefined) => ({
+  const request = async (
+    prompt: string | undefined,
+    toolResults: ToolResultBlock[] | undefined,
+    turnContext?: string,
+  ) => ({
     meta,
     agent,
     ...(system ? { systemPrompt: system } : {}),
@@ -212,6 +220,7 @@ async function askModel(
     maxTokensExplicit: Boolean(meta.options.max_tokens ?? agent?.max_tokens),
     ...(prompt ? { prompt } : {}),
     ...(toolResults ? { toolResults } : {}),
+    ...(turnContext ? { turnContext } : {}),
     history: await history(),
     callbackTools: meta.options.tools,
     localTools: tools,
@@ -224,25 +233,27 @@ async function askModel(
     hubDirs,
     emit,
   });
-  let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults));
+  // The turn context goes to the turn's own model calls, not to the structured-output retries (as in Meerkat).
+  let outcome = await provider.runTurn(await request(turn.prompt, turn.toolResults, turn.context));
   add(outcome);
   let structured: unknown = null;
-  let warnings: string[] | null = null;
+  let extraction: ExtractionError | undefined;
   if (so && schema && outcome.status === 'completed') {
     let check = so.checkOutput(outcome.text, schema);
-    for (let attempt = 1; check.problems.length && attempt <= meta.options.structured_output_retries; attempt++) {
-      emit([{ type: 'structured_retry', attempt, problems: check.problems }]);
+    let attempts = 1;
+    for (; check.problems.length && attempts <= meta.options.structured_output_retries; attempts++) {
+      emit([{ type: 'structured_retry', attempt: attempts, problems: check.problems }]);
       outcome = await provider.runTurn(await request(so.retryPrompt(check.problems), undefined));
       add(outcome);
       if (outcome.status !== 'completed') break;
       check = so.checkOutput(outcome.text, schema);
     }
-    if (outcome.status === 'completed') {
-      structured = check.value;
-      warnings = check.problems.length ? check.problems : null;
-    }
+    // As Meerkat: the turn completed; what still fails is no structured_output but an extraction_error.
+    if (outcome.status === 'completed' && check.problems.length)
+      extraction = { last_output: outcome.text, attempts, reason: check.problems.join('; ') };
+    else if (outcome.status === 'completed') structured = check.value;
   }
-  return { outcome, structured, warnings };
+  return { outcome, structured, extraction };
 }
 
 interface TurnEvents {
@@ -332,7 +343,10 @@ function finish(
   meta: SessionMeta,
   status: SessionMeta['status'],
   totals: Totals,
-  rest: Pick<TurnResult, 'content' | 'structured_output' | 'schema_warnings' | 'pending_tool_calls' | 'error'>,
+  rest: Pick<
+    TurnResult,
+    'content' | 'structured_output' | 'schema_warnings' | 'extraction_error' | 'pending_tool_calls' | 'error'
+  >,
 ): TurnResult {
   meta.status = status;
   meta.turns += totals.modelCalls;

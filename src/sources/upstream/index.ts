@@ -4,6 +4,7 @@ import { type Config, ServerSchema } from '../../config/schema.ts';
 import type { Capability } from '../../core/capability.ts';
 import type { RunningSource, Source, SourceContext } from '../index.ts';
 import type { UpstreamManager } from './manager.ts';
+import { watchRkatServers } from './rkat-watch.ts';
 import { systemServers } from './servers-tool.ts';
 import type { UpstreamView } from './views.ts';
 
@@ -25,19 +26,25 @@ export const upstreamSource: Source = {
       manager ??= new (await import('./manager.ts')).UpstreamManager(ctx);
       await manager.apply(servers);
     };
-    // The config file's servers, then those other sources bring (a plugin's mcp_servers); the file wins on a name.
+    // A project's .rkat/mcp.toml, read now (a file that cannot be served stops the start, as a config file does)
+    // and again whenever it changes.
+    const rkat = await watchRkatServers(ctx, () => reapply());
+    // The config files' servers, then the project's .rkat/mcp.toml, then those other sources bring (a plugin's
+    // mcp_servers); the first wins on a name.
     const wanted = (): Config['servers'] => {
       const own = config.get().servers;
       const names = new Set(own.map((s) => s.name));
       const extra: Config['servers'] = [];
-      for (const entry of ctx.services.servers.all()) {
+      for (const entry of [...rkat.servers(), ...ctx.services.servers.all()]) {
         if (names.has(entry.name)) continue;
+        names.add(entry.name);
         const parsed = ServerSchema.safeParse(entry);
         if (parsed.success) extra.push(parsed.data);
         else logger.error({ server: entry.name, issues: parsed.error.issues }, 'a contributed MCP server is invalid');
       }
       return [...own, ...extra].map((s) => (disabled.has(s.name) ? { ...s, enabled: false } : s));
     };
+    rkat.shadowed();
     await apply(wanted());
     // Hot reload: each change re-applies the server list; unchanged servers keep their connections.
     let applying = Promise.resolve();
@@ -46,7 +53,10 @@ export const upstreamSource: Source = {
         .then(() => apply(wanted()))
         .catch((err) => logger.error({ err }, 'applying the upstream server configuration failed'));
     };
-    const unsubscribeConfig = config.onChange(reapply);
+    const unsubscribeConfig = config.onChange(() => {
+      rkat.shadowed();
+      reapply();
+    });
     const tool = systemServers({
       views: () => manager?.views() ?? [],
       restart: async (name) => {
@@ -101,6 +111,7 @@ export const upstreamSource: Source = {
       },
       async stop() {
         unsubscribe();
+        await rkat.stop();
         for (const u of unsubscribeReport) u();
         ctx.services.registry.remove(tool.name);
         ctx.services.withheld = undefined;

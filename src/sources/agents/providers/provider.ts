@@ -55,6 +55,11 @@ export interface TurnRequest {
   prompt?: string;
   /** Answers to the pending tool calls of a paused turn (local results first, then the client's). */
   toolResults?: ToolResultBlock[];
+  /**
+   * Meerkat's transient_turn_context: text sent after the new user message to this turn's model calls only — never
+   * written to the transcript, so later turns do not see it.
+   */
+  turnContext?: string;
   /** The conversation so far (API providers keep it; claude-cli keeps its own). */
   history: Message[];
   callbackTools: CallbackTool[];

@@ -13,7 +13,7 @@ export function agentResult(rt: AgentRuntime) {
     name: 'agent.result',
     title: 'Agent session result',
     description:
-      "The result of a session's last finished turn: {session_id, status, turns, tool_calls, usage, content, structured_output, schema_warnings, pending_tool_calls}. While a turn runs it answers status running; wait with agent__status.",
+      "The result of a session's last finished turn: {session_id, status, turns, tool_calls, usage, content, structured_output, schema_warnings, extraction_error, pending_tool_calls}. While a turn runs it answers status running; wait with agent__status.",
     input: Input,
     annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     handle: async ({ session_name }) => {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { PERMISSION_MODES } from '../../../config/schema.ts';
 import { defineCapability } from '../../../core/capability.ts';
-import { PROVIDERS } from '../definitions.ts';
+import { BuiltinConfigInput, meerkatRunKeys, nullToAbsent, ProviderInput } from '../meerkat-keys.ts';
 import type { AgentRuntime } from '../runtime.ts';
 import { SessionName } from '../session-name.ts';
 import { liveHooks, present } from './shared.ts';
@@ -14,6 +14,7 @@ const CallbackToolInput = z.strictObject({
   input_schema: z.record(z.string(), z.unknown()).default({ type: 'object' }),
   handler: z
     .literal('callback')
+    .nullable()
     .optional()
     .describe('Only callback tools exist: you run them and answer with agent__resume'),
 });
@@ -44,26 +45,24 @@ const Input = z.strictObject({
     .optional()
     .describe('claude-cli: run with less than the agent is granted (e.g. "plan"); more is FORBIDDEN'),
   async: z.boolean().default(false),
-  provider: z.enum(PROVIDERS).optional(),
-  model: z.string().min(1).optional(),
-  max_tokens: z.number().int().min(1).max(1_000_000).optional(),
-  system_prompt: z.string().optional().describe('Added after the agent definition’s system prompt'),
+  provider: ProviderInput,
+  model: z.string().min(1).nullable().optional(),
+  max_tokens: z.number().int().min(1).max(1_000_000).nullable().optional(),
+  system_prompt: z.string().nullable().optional().describe('Added after the agent definition’s system prompt'),
   output_schema: z
     .record(z.string(), z.unknown())
+    .nullable()
     .optional()
     .describe("JSON Schema the final answer must match, or Meerkat's wrapper {schema, name?, strict?}"),
-  structured_output_retries: z.number().int().min(0).max(10).default(2),
+  structured_output_retries: z.number().int().min(0).max(10).nullable().optional().describe('Default 2'),
   tools: z.array(CallbackToolInput).max(128).default([]),
   enable_builtins: z
     .boolean()
-    .default(false)
+    .nullable()
+    .optional()
     .describe("Give the agent Switchboard's own tools (task board, hooks, scripts) limited to its roles"),
-  builtin_config: z
-    .object({
-      enable_shell: z.boolean().default(false),
-      shell_timeout_secs: z.number().int().min(1).max(3600).default(30),
-    })
-    .optional(),
+  builtin_config: BuiltinConfigInput,
+  ...meerkatRunKeys,
 });
 
 export function agentStart(rt: AgentRuntime) {
@@ -71,7 +70,7 @@ export function agentStart(rt: AgentRuntime) {
     name: 'agent.start',
     title: 'Start an agent session',
     description:
-      'Start a new named sub-agent session and run its first turn. With agent_name the definition in .switchboard/agents/<name>/ gives the system prompt, provider, model and MCP servers. With async: true it returns at once (poll agent__status, then agent__result) — use it for anything that may take more than a minute. tools are callback tools you run yourself (the result then says pending_tool_call); output_schema makes the final answer JSON validated against it. An existing session name is an error: continue it with agent__resume.',
+      "Start a new named sub-agent session and run its first turn. With agent_name the definition in .switchboard/agents/<name>/ gives the system prompt, provider, model and MCP servers. With async: true it returns at once (poll agent__status, then agent__result) — use it for anything that may take more than a minute. tools are callback tools you run yourself (the result then says pending_tool_call); output_schema makes the final answer JSON validated against it. An existing session name is an error: continue it with agent__resume. Meerkat's other meerkat_run keys are taken; those Switchboard has no equivalent for only at their default (null, false or empty).",
     input: Input,
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
     policy: { timeoutMs: rt.config().sync_timeout_ms },
@@ -84,10 +83,11 @@ export function agentStart(rt: AgentRuntime) {
         rt,
         await rt.start(
           {
-            ...input,
+            ...nullToAbsent(input),
+            builtin_config: input.builtin_config ? nullToAbsent(input.builtin_config) : undefined,
             tools: input.tools.map(({ name, description, input_schema }) => ({ name, description, input_schema })),
           },
-          liveHooks(ctx),
+          liveHooks(ctx, input.stream === true),
         ),
       ),
   });

@@ -53,10 +53,11 @@ export function present(rt: AgentRuntime, result: TurnResult): TurnResult | RawR
  * How a turn relates to its call: the caller bounds the agent's built-in tools; a synchronous turn reports to it. Progress goes wherever the caller listens (an MCP progressToken,
  * the CLI's live view). Log notifications go out only when the MCP client asked for live updates with a
  * progressToken: a client that did not gets the result alone, without a notification stream it never asked for
- * (and the stdio transport's pause between a notification and the response that follows it).
+ * (and the stdio transport's pause between a notification and the response that follows it). `stream` (Meerkat's
+ * key) asks for them too.
  */
-export function liveHooks(ctx: CallContext): CallHooks {
-  const live = ctx.meta?.progressToken !== undefined;
+export function liveHooks(ctx: CallContext, stream = false): CallHooks {
+  const live = stream || ctx.meta?.progressToken !== undefined;
   return {
     caller: ctx.principal,
     signal: ctx.signal,
