@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { loadConfig } from '../config/load.ts';
 import { openProjectStore } from '../hub.ts';
 import { createLogger } from '../observe/logger.ts';
-import { discoverPlugins } from '../sources/plugins/discover.ts';
+import { discoverConfigured } from '../sources/plugins/discover.ts';
 import { dispatchEvent, type HookEvent, HookEventSchema } from '../sources/plugins/dispatch.ts';
 import { HanSettings, logFileIssues } from '../sources/plugins/han-settings.ts';
 import { findHook } from '../sources/plugins/index.ts';
@@ -101,14 +101,7 @@ export async function hookDispatch(opts: HookCommandOptions): Promise<void> {
   let store: Awaited<ReturnType<typeof openProjectStore>> | undefined;
   try {
     const { config } = loadConfig(projectDir, env);
-    const discovery = discoverPlugins({
-      projectDir,
-      env,
-      paths: config.plugins.paths,
-      enabled: config.plugins.enabled,
-      disabled: config.plugins.disabled,
-      claudeCode: config.plugins.claude_code,
-    });
+    const discovery = discoverConfigured(projectDir, env, config.plugins);
     for (const p of discovery.problems) logger.warn({ issues: p.issues }, `plugin manifest ${p.file} is invalid`);
     const han = new HanSettings(projectDir, env);
     han.switches();

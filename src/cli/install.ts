@@ -1,6 +1,7 @@
 // `switchboard install|uninstall claude-code [--scope project|user]`: the MCP server entry, both script hooks,
-// the `.claude/commands` link to the NL scripts and permissions for the script tools — merged into what is
-// there, idempotent, and removed again exactly by `uninstall` (files and folders left empty go too).
+// the plugin hooks' `hook dispatch` entries in place of Han's (install-hooks.ts), the `.claude/commands` link to the
+// NL scripts and permissions for the script tools — merged into what is there, idempotent, and removed again
+// exactly by `uninstall` (files and folders left empty go too; Han's replaced entries come back).
 // Codex and Gemini CLI get their one entry from install-clients.ts.
 import {
   existsSync,
@@ -18,9 +19,11 @@ import { commandLine, type LaunchForm, runsSwitchboard, serveEntry } from '../co
 import { loadConfig } from '../config/load.ts';
 import { toolNameOf } from '../core/names.ts';
 import { effectiveProfile, knownProfiles } from '../core/profile.ts';
+import { discoverConfigured } from '../sources/plugins/discover.ts';
 import { scriptRoots } from '../sources/scripts/resolve.ts';
-import { removeEmptyDirs, saveOrDelete } from './agent-files.ts';
+import { removeEmptyDirs, saveOrDelete, writeText } from './agent-files.ts';
 import { FILE_AGENTS, type FileAgent, installFileAgent, uninstallFileAgent } from './install-clients.ts';
+import { HAN_OFF, installPluginHooks, recordFile, uninstallPluginHooks, withoutEntries } from './install-hooks.ts';
 import { CliError } from './output.ts';
 
 /** The script tools an agent calls during a run, as Claude Code names them. */
@@ -43,14 +46,13 @@ const HOOKS = [
  * switchboard-mcp`, the older `npx switchboard`); groups left empty go.
  */
 function withoutHook(groups: Json[], h: (typeof HOOKS)[number]): Json[] {
-  return groups
-    .map((g) =>
-      Array.isArray(g.hooks) ? { ...g, hooks: g.hooks.filter((x: Json) => !runsSwitchboard(x?.command, h.words)) } : g,
-    )
-    .filter((g) => !Array.isArray(g.hooks) || g.hooks.length > 0);
+  return withoutEntries(groups, (command) => runsSwitchboard(command, h.words));
 }
 
 type Json = Record<string, any>;
+
+/** Whether a command is one of the script hooks install writes (any form). */
+const isScriptHook = (command: unknown) => HOOKS.some((h) => runsSwitchboard(command, h.words));
 
 interface Paths {
   /** Where the MCP server entry goes (`.mcp.json` or `~/.claude.json`). */
@@ -176,6 +178,24 @@ export async function install(agent: string, opts: InstallOptions): Promise<void
     if (!enabled.includes('switchboard')) settings.enabledMcpjsonServers = [...enabled, 'switchboard'];
   }
   settings.hooks = settings.hooks ?? {};
+  // Plugin hooks first: Han's entries are taken out before anything of ours is added to their events.
+  const { config } = loadConfig(resolve(opts.cwd));
+  const discovery = discoverConfigured(resolve(opts.cwd), process.env, config.plugins);
+  const plugin = installPluginHooks({
+    settings,
+    settingsFile: p.settingsFile,
+    discovery,
+    form: formOf(opts),
+    ours: isScriptHook,
+    recordPath: recordFile(p.scope, opts.cwd, process.env),
+    env: process.env,
+    cwd: opts.cwd,
+  });
+  notes.push(...plugin.notes);
+  for (const problem of discovery.problems)
+    notes.push(
+      `${problem.file} cannot be used (${problem.issues.map((i) => `${i.field}: ${i.message}`).join('; ')}): its hooks do not run.`,
+    );
   for (const h of HOOKS) {
     const groups: Json[] = Array.isArray(settings.hooks[h.event]) ? settings.hooks[h.event] : [];
     const command = commandLine(h.words, formOf(opts));
@@ -208,12 +228,23 @@ export async function install(agent: string, opts: InstallOptions): Promise<void
   }
   writeJson(p.mcpFile, mcp);
   writeJson(p.settingsFile, settings);
+  const record = recordFile(p.scope, opts.cwd, process.env);
+  if (plugin.record) writeText(record, '', plugin.record);
   process.stdout.write(
     `Installed Switchboard for Claude Code (${p.scope} scope):\n` +
       `  MCP server 'switchboard'   ${p.mcpFile}${opts.profile ? ` (profile ${opts.profile})` : ''}\n` +
       `  it runs                    ${[entry.command, ...entry.args].join(' ')}\n` +
       `  hooks and permissions      ${p.settingsFile}\n` +
-      `  slash commands             ${p.commandsLink} -> ${p.nlDir}\n` +
+      `  plugin hooks               ${plugin.events.length ? `hook dispatch on ${plugin.events.join(', ')}` : 'none found in this project: no hook dispatch entry (install again after adding a plugin)'}\n` +
+      (plugin.replaced.length
+        ? `  Han's entries replaced     ${plugin.replaced.join(', ')} (recorded in ${record}; uninstall claude-code puts them back)\n`
+        : plugin.replacedBefore
+          ? `  Han's entries replaced     by an earlier install (recorded in ${record}; uninstall claude-code puts them back)\n`
+          : '') +
+      (plugin.hanOff
+        ? `  Han's own hook runs off    env.${HAN_OFF}=1: the \`han hook run …\` of Han's plugins' hooks.json exit at once; Switchboard runs those checks\n`
+        : '') +
+      plugin.kept.map((k) => `  note: left in place: ${k}\n`).join('') +
       notes.map((n) => `  note: ${n}\n`).join(''),
   );
 }
@@ -238,6 +269,12 @@ export async function uninstall(agent: string, opts: { cwd: string; scope: strin
     if (kept.length) settings.hooks[h.event] = kept;
     else delete settings.hooks[h.event];
   }
+  const restored = uninstallPluginHooks(
+    settings,
+    p.settingsFile,
+    recordFile(p.scope, opts.cwd, process.env),
+    isScriptHook,
+  );
   if (settings.hooks && Object.keys(settings.hooks).length === 0) delete settings.hooks;
   if (Array.isArray(settings.permissions?.allow)) {
     settings.permissions.allow = settings.permissions.allow.filter((t: string) => !SCRIPT_PERMISSIONS.includes(t));
@@ -252,5 +289,7 @@ export async function uninstall(agent: string, opts: { cwd: string; scope: strin
   saveJsonOrDelete(p.settingsFile, settings, dirname(dirname(p.settingsFile)));
   // The scripts folder install made for the link goes when nothing was put in it.
   removeEmptyDirs(p.nlDir, dirname(dirname(dirname(p.nlDir))));
-  process.stdout.write(`Removed Switchboard from Claude Code (${p.scope} scope).\n`);
+  process.stdout.write(
+    `Removed Switchboard from Claude Code (${p.scope} scope).\n${restored.map((n) => `  note: ${n}\n`).join('')}`,
+  );
 }

@@ -38,11 +38,13 @@ export function claude(
   home: string,
   url: string,
   extraArgs: string[] = [],
+  extraEnv: Record<string, string> = {},
 ): Promise<{ code: number | null; result: any; stderr: string }> {
   const child = spawn(CLAUDE, ['-p', 'finish the work', '--output-format', 'json', ...extraArgs], {
     cwd: root,
     env: {
       ...claudeEnv(home),
+      ...extraEnv,
       ANTHROPIC_API_KEY: 'sk-ant-test-not-a-key',
       ANTHROPIC_BASE_URL: url,
       SWITCHBOARD_HOME: join(home, '.switchboard'),

@@ -1,10 +1,12 @@
 // Han's own files (../shared/originals/han, see its NOTICE): the han.yml / han-config.yml overrides Han's monorepo
 // uses for its bun plugin, applied by the hub as Han applies them and read as they are; its git-storytelling
 // `event: Stop` hook matched on SubagentStop too; its marketplace.json and plugins installed by the real `claude`
-// binary and served without a [plugins] paths entry; and git-storytelling's Stop check under Claude Code getting only
-// the files the session edited. The cases shared with our own files in Han's format are written once in
-// test/sources/plugins/han-override-cases.ts, test/e2e/han-files-cases.ts and test/e2e/claude-code-hooks-cases.ts;
-// those files and test/sources/plugins/dispatch-events.test.ts run them on ours.
+// binary and served without a [plugins] paths entry; git-storytelling's Stop check under Claude Code getting only
+// the files the session edited; and `install claude-code` in a project enabling Han's plugins, replacing the
+// `han hook dispatch` entries Han writes with `hook dispatch`, uninstall putting them back. The cases shared with
+// our own files in Han's format are written once in test/sources/plugins/han-override-cases.ts,
+// test/e2e/han-files-cases.ts, test/e2e/claude-code-hooks-cases.ts and test/e2e/install-han-cases.ts; those files
+// and test/sources/plugins/dispatch-events.test.ts run them on ours.
 //
 // Han's hook scripts are its code and are not in ../shared: a test that runs a Han plugin copies the plugin into a
 // temporary folder and writes a script of our own at the path its manifest names (hanMarketplace).
@@ -17,6 +19,7 @@ import { matchingHooks } from '../../src/sources/plugins/dispatch.ts';
 import { parseHanYml, parseLegacyHanConfig } from '../../src/sources/plugins/han-settings.ts';
 import { stopCheckGetsEditedFiles } from '../e2e/claude-code-hooks-cases.ts';
 import { type HanMarketplace, hanMarketplaceCases } from '../e2e/han-files-cases.ts';
+import { installOverHanCases } from '../e2e/install-han-cases.ts';
 import { type TestHub, testHub } from '../helpers/hub.ts';
 import { original } from '../helpers/originals.ts';
 import { pluginProject, writeFiles } from '../helpers/plugins.ts';
@@ -155,4 +158,9 @@ describe("Han's git-storytelling under Claude Code, through switchboard hook dis
     const plugin = join(hanMarketplace(), 'plugins/patterns/git-storytelling');
     await stopCheckGetsEditedFiles(plugin, 'git_storytelling__check_commits');
   });
+});
+
+describe("install claude-code in a project that enables Han's plugins from Han's marketplace", () => {
+  // Han's relay, bun and git-storytelling enabled as `<plugin>@han`, as Han's own repository enables them.
+  installOverHanCases({ marketplace: hanMarketplace, name: 'han', plugins: ['relay', 'bun', 'git-storytelling'] });
 });

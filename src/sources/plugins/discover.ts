@@ -3,6 +3,7 @@
 // names that collide are renamed and reported.
 import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import type { Config } from '../../config/schema.ts';
 import { toSegment } from '../../core/names.ts';
 import { claudeCodePlugins, type FileIssues } from './claude-code.ts';
 import {
@@ -94,6 +95,19 @@ export interface DiscoverOptions {
   taken?: Iterable<string>;
   /** `[plugins] claude_code`: also load the plugins Claude Code enables (default false here, true in config). */
   claudeCode?: boolean;
+}
+
+/**
+ * Discovery as the project's `[plugins]` section sets it: what `hook dispatch` runs and what `install` writes hook
+ * entries for.
+ */
+export function discoverConfigured(
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+  cfg: Pick<Config['plugins'], 'paths' | 'enabled' | 'disabled' | 'claude_code'>,
+): Discovery {
+  const { paths, enabled, disabled, claude_code: claudeCode } = cfg;
+  return discoverPlugins({ projectDir, env, paths, enabled, disabled, claudeCode });
 }
 
 /** A folder discovery reads: a folder of plugins, or (`single`) one plugin folder with the name it goes by. */
