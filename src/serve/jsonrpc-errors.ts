@@ -16,6 +16,16 @@ export const TransportErrorCode = {
   HeaderMismatch: -32020,
 } as const;
 
+/**
+ * ClaudeBench's own server-error codes, which its clients read (src/serve/claudebench/, off by default): the wire
+ * values of its JSON-RPC contract.
+ */
+export const ClaudeBenchErrorCode = {
+  RateLimited: -32000,
+  CircuitOpen: -32001,
+  Unauthorized: -32002,
+} as const;
+
 /** Answer an HTTP request with a JSON-RPC error (`id` null unless given) and the HTTP `status`. */
 export function jsonRpcError(
   res: ServerResponse,

@@ -11,7 +11,7 @@ import type { ErrorInfo } from '../../core/errors.ts';
 import { describeIssues } from '../../core/pipeline.ts';
 import type { TraceContext } from '../../core/trace-context.ts';
 import type { Hub } from '../../hub.ts';
-import { ProtocolErrorCode } from '../jsonrpc-errors.ts';
+import { ClaudeBenchErrorCode, ProtocolErrorCode } from '../jsonrpc-errors.ts';
 import { runCall, traceFromHeaders } from '../mcp-edge.ts';
 import { sendJson } from '../rest.ts';
 import type { Route } from '../route-table.ts';
@@ -28,7 +28,6 @@ export { REFUSED };
 export const CLAUDEBENCH_RPC_SETTING = '[compat] claudebench_rpc = true';
 
 /** ClaudeBench's own codes (its errorCodes), for the refusals it has names for. */
-const CB_CODE = { rateLimited: -32000, circuitOpen: -32001, unauthorized: -32002 } as const;
 
 const ENVELOPE_KEYS = new Set(['jsonrpc', 'method', 'params', 'id', 'metadata']);
 
@@ -250,12 +249,12 @@ function nativeError(name: string, m: Method, info: ErrorInfo): RpcError {
       };
     }
     case 'RATE_LIMITED':
-      return { code: CB_CODE.rateLimited, message: `Rate limit exceeded: ${info.message}`, data };
+      return { code: ClaudeBenchErrorCode.RateLimited, message: `Rate limit exceeded: ${info.message}`, data };
     case 'UNAVAILABLE':
-      return { code: CB_CODE.circuitOpen, message: info.message, data };
+      return { code: ClaudeBenchErrorCode.CircuitOpen, message: info.message, data };
     case 'UNAUTHORIZED':
     case 'FORBIDDEN':
-      return { code: CB_CODE.unauthorized, message: info.message, data };
+      return { code: ClaudeBenchErrorCode.Unauthorized, message: info.message, data };
     default:
       return { code: ProtocolErrorCode.InternalError, message: info.message, data };
   }
