@@ -1,7 +1,7 @@
 // A project's Meerkat server file, `.rkat/mcp.toml`, read as `serve` serves it: its `[[servers]]` are upstream
 // servers beside the config files' own, re-read when it changes (as `.mekara/scripts` are). Switchboard's config
 // files win on a name. Only the project's file: the user's `~/.rkat/mcp.toml` would apply to every project's hub,
-// and `mcp import --from meerkat` copies it into `~/.switchboard/config.toml` once.
+// and `mcp import --from meerkat` copies its servers into a Switchboard config file once.
 import { existsSync } from 'node:fs';
 import { SwitchboardError } from '../core/errors.ts';
 import { meerkatMcpFile } from './client-paths.ts';

@@ -47,7 +47,7 @@ function refuse(
   if (agent.source === 'agent-orchestrator')
     return new SwitchboardError(
       'FORBIDDEN',
-      `Agent '${agent.name}' (from .agent-orchestrator/agents, which grants only the defaults) does not allow ${what}: import it with \`switchboard agents import ${agent.name}\` and set ${setting} in .switchboard/agents/${agent.name}/agent.json${note}.`,
+      `Agent '${agent.name}' (from .agent-orchestrator/agents, which grants only the defaults) does not allow ${what}: import it with \`switchboard agents import --from agent-orchestrator --agent ${agent.name}\` and set ${setting} in .switchboard/agents/${agent.name}/agent.json${note}.`,
     );
   const file = shownPath(realDir(ctx.projectRoot) ?? ctx.projectRoot, join(agent.dir, 'agent.json'));
   return new SwitchboardError(

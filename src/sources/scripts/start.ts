@@ -7,12 +7,13 @@ import { answerResult, RunIdInput, type ScriptDeps } from './deps.ts';
 const Input = z.strictObject({
   name: z.string().min(1).max(200).describe('Script name; "a:b" and "a/b" are the same script.'),
   arguments: z.string().max(100_000).optional().describe('Replaces $ARGUMENTS in the script (default empty).'),
+  // Nullable as well: mekara's clients send `working_dir: null` for "not given".
   working_dir: z
     .string()
     .min(1)
-    .optional()
+    .nullish()
     .describe(
-      'Where auto steps run, absolute or relative to the project, inside the project or [workspace] extra_dirs (default: the project directory). Does not change which script is found.',
+      'Where auto steps run, absolute or relative to the project, inside the project or [workspace] extra_dirs (default, or null: the project directory). Does not change which script is found.',
     ),
   run_id: RunIdInput,
 });
@@ -31,8 +32,9 @@ export function scriptStart(deps: ScriptDeps) {
     handle: async (input, ctx) => {
       // Relative to the project, like every other path Switchboard takes; checked here so a typo or a directory
       // outside the workspace is an input error rather than a failed first step.
-      if (input.working_dir !== undefined) input = { ...input, working_dir: deps.confine(input.working_dir) };
-      return answerResult(await deps.runs.call('script__start', input, ctx));
+      const { working_dir, ...rest } = input;
+      const given = working_dir == null ? rest : { ...rest, working_dir: deps.confine(working_dir) };
+      return answerResult(await deps.runs.call('script__start', given, ctx));
     },
   });
 }

@@ -220,7 +220,7 @@ async function refusesShell(
   });
   expect(shell.code).toBe('FORBIDDEN');
   expect(shell.message).toContain(
-    `import it with \`switchboard agents import ${agent}\` and set "shell": true in .switchboard/agents/${agent}/agent.json`,
+    `import it with \`switchboard agents import --from agent-orchestrator --agent ${agent}\` and set "shell": true in .switchboard/agents/${agent}/agent.json`,
   );
 }
 

@@ -222,6 +222,10 @@ describe('running a compiled script', () => {
       const a = await tool(hub, 'script.start', { name: 'where', working_dir: elsewhere });
       expect(a.state).toBe('llm');
       expect(a.text).toContain(`<output>\n  ${elsewhere}\n  </output>`);
+      // mekara's clients send `working_dir: null` for "not given": the project directory.
+      const b = await tool(hub, 'script.start', { name: 'where', working_dir: null });
+      expect(b.state).toBe('llm');
+      expect(b.text).toContain(`<output>\n  ${realpathSync(hub.dir)}\n  </output>`);
       const missing = await tool(hub, 'script.start', { name: 'where', working_dir: 'no/such/dir' });
       expect(missing).toMatchObject({ ok: false, code: 'INVALID_INPUT' });
       // The caller sees the path relative to the project (src/core/confine.ts shows it so).
