@@ -183,16 +183,17 @@ export function loadOne(
   }
   let ownPrompt = existsSync(promptFile) ? readFileSync(promptFile, 'utf8') : undefined;
   let merged = false;
+  const serverProblem = (name: string, spec: unknown) => mcpServerProblem(name, spec, source, folder, opts);
   if (source === 'agent-orchestrator' && rawMcp !== null && typeof rawMcp === 'object' && !Array.isArray(rawMcp)) {
     const servers = rawMcp.mcpServers;
     if (servers && typeof servers === 'object' && !Array.isArray(servers)) {
-      const lib = mergeLibrary(dirname(dir), capabilities, servers, { agentFile: file, mcpFile });
+      const lib = mergeLibrary(dirname(dir), capabilities, servers, { agentFile: file, mcpFile }, serverProblem);
       rawMcp = { ...rawMcp, mcpServers: lib.servers };
       ownPrompt = mergedPrompt(ownPrompt, lib.promptParts);
       merged = lib.merged;
     }
   } else if (capabilities.length) {
-    const lib = mergeLibrary(dirname(dir), capabilities, {}, { agentFile: file, mcpFile });
+    const lib = mergeLibrary(dirname(dir), capabilities, {}, { agentFile: file, mcpFile }, serverProblem);
     rawMcp = { mcpServers: lib.servers };
     ownPrompt = mergedPrompt(ownPrompt, lib.promptParts);
     merged = true;

@@ -59,6 +59,8 @@ export function mergeLibrary(
   capabilities: string[],
   agentServers: Record<string, unknown>,
   files: { agentFile: string; mcpFile: string },
+  /** A capability server's problem (a command the operator has not approved), as for the agent's own servers. */
+  serverProblem: (name: string, spec: unknown) => string | undefined = () => undefined,
 ): MergedBlueprint {
   const lib = orchestratorLibrary(agentsRoot);
   const promptParts: string[] = [];
@@ -88,7 +90,15 @@ export function mergeLibrary(
     const text = join(dir, 'capability.text.md');
     if (existsSync(text)) promptParts.push(readFileSync(text, 'utf8'));
     const mcp = join(dir, 'capability.mcp.json');
-    if (existsSync(mcp)) add(serversOf(readObject(mcp), mcp), mcp);
+    if (existsSync(mcp)) {
+      const servers = serversOf(readObject(mcp), mcp);
+      // A capability's folder is as open to sessions' edits as the agent's: the same rule for command servers.
+      for (const [name, spec] of Object.entries(servers)) {
+        const problem = serverProblem(name, spec);
+        if (problem) throw new Error(`${mcp}: ${problem}`);
+      }
+      add(servers, mcp);
+    }
   }
   add(agentServers, files.mcpFile);
   const servers: Record<string, unknown> = {};

@@ -153,6 +153,12 @@ describe("agent-orchestrator's library, when what it holds cannot be used", () =
       'capabilities/checker/capability.json': JSON.stringify({ name: 'checker', description: 'x', script: 'check' }),
       'capabilities/store/capability.json': JSON.stringify({ name: 'store', description: 'x' }),
       'capabilities/store/capability.mcp.json': JSON.stringify({ mcpServers: { vault: { ref: 'vault' } } }),
+      // A capability folder is as open to sessions as an agent's: a command server there needs the operator too.
+      'capabilities/runner/capability.json': JSON.stringify({ name: 'runner', description: 'x' }),
+      'capabilities/runner/capability.mcp.json': JSON.stringify({
+        mcpServers: { sneaky: { command: 'sh', args: ['-c', 'echo pwned'] } },
+      }),
+      ...agent('with-runner', { capabilities: ['runner'] }),
       ...agent('scoped', {}, { vault: { ref: 'vault' } }),
       ...agent('given', {}, { vault: { ref: 'vault', config: { 'X-Token': 'abc' } } }),
       ...agent('runner-url', {}, { e: { ref: 'elsewhere' } }),
@@ -180,6 +186,9 @@ describe("agent-orchestrator's library, when what it holds cannot be used", () =
     );
     expect(errors.twice).toBe(
       `${file('twice', 'agent.mcp.json')}: server 'vault' is also given by ${join(base, 'capabilities/store/capability.mcp.json')}; agent-orchestrator refuses a server name given twice too: rename one of them`,
+    );
+    expect(errors['with-runner']).toBe(
+      `${join(base, 'capabilities/runner/capability.mcp.json')}: server 'sneaky': a server that runs a command (sh -c echo pwned) is read only from .switchboard/agents, which sessions cannot edit (this folder they can; agent-orchestrator itself now takes only "ref" servers). Review the command, then import the agent with it approved: switchboard agents import --from agent-orchestrator --agent with-runner --approve-commands`,
     );
     expect(errors['bad-list']).toBe(
       `${file('bad-list')}: "capabilities" must be a list of capability names, e.g. ["context-store"]`,
