@@ -170,8 +170,13 @@ export function hubFileDirs(projectRoot: string, config: Config, env: NodeJS.Pro
   const root = resolve(projectRoot);
   const dirs = [
     join(root, '.switchboard'),
+    // The originals' folders Switchboard reads what it runs from, live: mekara's scripts (their auto steps are
+    // commands) and Meerkat's project servers (the hub starts a command server as soon as the file lists it).
+    join(root, '.mekara'),
+    join(root, '.rkat'),
     env.SWITCHBOARD_HOME && resolve(root, env.SWITCHBOARD_HOME),
     env.HOME && join(env.HOME, '.switchboard'),
+    env.HOME && join(env.HOME, '.mekara'),
     join(homedir(), '.switchboard'),
     ...config.plugins.paths.map((p) => resolve(root, p)),
     ...config.handlers.paths.map((p) => resolve(root, p)),

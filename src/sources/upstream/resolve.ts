@@ -28,7 +28,12 @@ export function serverDefaults(config: Config, projectDir: string, env: NodeJS.P
         join(projectDir, '.switchboard'),
         env.SWITCHBOARD_HOME ? resolve(projectDir, env.SWITCHBOARD_HOME) : join(env.HOME ?? homedir(), '.switchboard'),
       ],
-      protect: [...config.plugins.paths, ...config.handlers.paths].map((p) => resolve(projectDir, p)),
+      protect: [
+        ...[...config.plugins.paths, ...config.handlers.paths].map((p) => resolve(projectDir, p)),
+        // Read live for what the hub runs (mekara's scripts, Meerkat's project servers): never a fenced server's to edit.
+        join(projectDir, '.mekara'),
+        join(projectDir, '.rkat'),
+      ],
     },
   };
 }

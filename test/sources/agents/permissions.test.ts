@@ -279,7 +279,7 @@ describe("the hub's own files (real claude binary)", () => {
     content: [{ type: 'tool_use' as const, name: 'Write', input: { file_path, content } }],
   });
 
-  it('below bypassPermissions a session cannot edit .switchboard, the user folder or a [plugins] path, symlinks included; elsewhere it edits', async () => {
+  it('below bypassPermissions a session cannot edit .switchboard, .mekara, .rkat, the user folder or a [plugins] path, symlinks included; elsewhere it edits', async () => {
     api = await startFakeAnthropic();
     hub = await agentHub({ anthropic: api.url, config: '[plugins]\npaths = ["tools/plugins"]' });
     const dir = realpathSync(hub.dir);
@@ -291,6 +291,8 @@ describe("the hub's own files (real claude binary)", () => {
       '.switchboard/agents/wide/agent.json',
       '.home/plugins/evil/plugin.toml', // SWITCHBOARD_HOME, the user's folder in the test hub
       'tools/plugins/evil/plugin.toml',
+      '.mekara/scripts/widen.md', // mekara's scripts, read live: their auto steps are commands
+      '.rkat/mcp.toml', // Meerkat's project servers, read live: the hub would start a command server at once
       'link-sb/scripts/via-link.md',
       '.claude/settings.json', // claude refuses this one itself: its own settings could grant Bash next turn
     ];
@@ -319,7 +321,12 @@ describe("the hub's own files (real claude binary)", () => {
     const results = api
       .messages()
       .slice(1)
-      .map((m) => m.body.messages.at(-1).content.find((b: { type: string }) => b.type === 'tool_result'));
+      // The newest tool result of each request: claude may append a reminder of its own as a later user message.
+      .map((m) =>
+        m.body.messages
+          .flatMap((msg: { content: unknown }) => (Array.isArray(msg.content) ? msg.content : []))
+          .findLast((b: { type: string }) => b.type === 'tool_result'),
+      );
     expect(results.map((r: { is_error?: boolean }) => Boolean(r.is_error))).toEqual([
       ...denied.map(() => true),
       false,
