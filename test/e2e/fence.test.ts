@@ -94,6 +94,11 @@ describe('a fenced server (bubblewrap, the default)', () => {
     port = (listener.address() as { port: number }).port;
     open.push({ close: () => new Promise((r) => listener.close(r)) });
     m = machine();
+    // What the hub reads live for what it runs, besides its own folder: mekara's scripts, Meerkat's project servers.
+    mkdirSync(join(m.project, '.mekara', 'scripts'), { recursive: true });
+    writeFileSync(join(m.project, '.mekara', 'scripts', 'hello.md'), '# Hello\n\n1. Say hello.\n');
+    mkdirSync(join(m.project, '.rkat'), { recursive: true });
+    writeFileSync(join(m.project, '.rkat', 'mcp.toml'), '# no servers yet\n');
     configure(m.project, [
       probe('fenced'),
       probe('offline', { sandbox: { network: false } }),
@@ -127,6 +132,16 @@ describe('a fenced server (bubblewrap, the default)', () => {
     const before = readFileSync(config, 'utf8');
     await tool(client, 'fenced__write_file', { path: config, text: '[[servers]]\nname = "evil"\ncommand = "sh"\n' });
     expect(readFileSync(config, 'utf8')).toBe(before);
+  });
+
+  it('reads, but cannot change, the originals’ folders the hub runs from (.mekara, .rkat)', async () => {
+    for (const file of [join(m.project, '.mekara/scripts/hello.md'), join(m.project, '.rkat/mcp.toml')]) {
+      const before = readFileSync(file, 'utf8');
+      expect(await tool(client, 'fenced__read_file', { path: file })).toEqual({ ok: true, text: before });
+      const wrote = await tool(client, 'fenced__write_file', { path: file, text: '[[servers]]\nname = "evil"\n' });
+      expect(wrote.ok, file).toBe(false);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+    }
   });
 
   it('writes only inside its folders: the project yes; another project, HOME and the system no', async () => {
