@@ -1,6 +1,7 @@
 // `switchboard agents import --from agent-orchestrator` (the built CLI) written once and run on two sets of agents in
-// agent-orchestrator's format: our own (agents-import.test.ts beside this file, `npm test`) and agent-orchestrator's
-// own (test/originals/agent-orchestrator.test.ts, `npm run test:shared`).
+// agent-orchestrator's format: our own (agents-import.test.ts beside this file, `npm test`) and the set in ../shared
+// that test/originals/agent-orchestrator.test.ts hands it (`npm run test:shared`). No agent file is kept here: each
+// set says where its folder is.
 import { cpSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';

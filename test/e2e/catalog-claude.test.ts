@@ -2,26 +2,17 @@
 // Switchboard over stdio in `[catalog] exposure = "search"` and the reference "everything" server behind it. The
 // model is offered only the catalog tools, and reaches the upstream tool through them: search → describe →
 // call. The audit trail records the upstream tool's call under its own name.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { claude, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/claude-code.ts';
-import { ROOT, runCli } from '../helpers/cli.ts';
+import { claude, everythingSearchProject, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/claude-code.ts';
+import { runCli } from '../helpers/cli.ts';
 import { type RecordedRequest, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
 const CATALOG_TOOLS = ['search', 'describe', 'call', 'run'].map((t) => `mcp__switchboard__catalog__${t}`);
 
 describe('Claude Code finds and calls an upstream tool through the catalog', () => {
   it('search → describe → call of everything__get-sum, offered only the catalog tools', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'switchboard-catalog-claude-'));
-    mkdirSync(join(project, '.switchboard'));
-    const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-    writeFileSync(
-      join(project, '.switchboard/config.toml'),
-      // The first list (and search) waits for the upstream server, however busy the machine.
-      `[server]\nfirst_list_wait_ms = 60000\n\n[catalog]\nexposure = "search"\n\n[[servers]]\nname = "everything"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}, "stdio"]\n`,
-    );
+    const project = everythingSearchProject('switchboard-catalog-claude-');
     const anthropic = await startFakeAnthropic({
       // A model that reads each answer and takes the next step.
       respond: (req) => {

@@ -2,12 +2,10 @@
 // over stdio in `[catalog] exposure = "search"` and the reference "everything" server behind it. One turn runs a
 // program with `catalog__run` (code mode, issue 33 §2) that calls the upstream tool twice and the task board once;
 // the model reads only the program's value and console output, and the audit names each tool it called.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { claude, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/claude-code.ts';
-import { ROOT, runCli } from '../helpers/cli.ts';
+import { claude, everythingSearchProject, lastMessage, switchboardMcpConfig, toolUse } from '../helpers/claude-code.ts';
+import { runCli } from '../helpers/cli.ts';
 import { type RecordedRequest, startFakeAnthropic } from '../helpers/fake-anthropic.ts';
 
 const PROGRAM = `const a: string = await tools["everything__get-sum"]({ a: 2, b: 3 });
@@ -18,13 +16,7 @@ return { a, b, task: task.id };`;
 
 describe('Claude Code runs code that calls tools, in one turn', () => {
   it('catalog__run calls everything__get-sum twice and task__create; the model reads the value', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'switchboard-run-claude-'));
-    mkdirSync(join(project, '.switchboard'));
-    const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-    writeFileSync(
-      join(project, '.switchboard/config.toml'),
-      `[server]\nfirst_list_wait_ms = 60000\n\n[catalog]\nexposure = "search"\n\n[[servers]]\nname = "everything"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}, "stdio"]\n`,
-    );
+    const project = everythingSearchProject('switchboard-run-claude-');
     const anthropic = await startFakeAnthropic({
       respond: (req) => {
         const last = lastMessage(req);

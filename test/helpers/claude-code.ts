@@ -1,9 +1,10 @@
 // Test helper: the real `claude` binary (Claude Code 2.x) run once in print mode against the fake Anthropic API
 // (fake-anthropic.ts) on 127.0.0.1, and what the fake model was last shown.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { BIN } from './cli.ts';
+import { BIN, ROOT } from './cli.ts';
 import type { FakeAnthropic, FakeReply, RecordedRequest } from './fake-anthropic.ts';
 
 const CLAUDE = resolve(import.meta.dirname, '../../node_modules/.bin/claude');
@@ -74,4 +75,19 @@ export function switchboardMcpConfig(project: string): string {
   const switchboard = { type: 'stdio', command: process.execPath, args: [BIN, '--cwd', project, 'serve'], env };
   writeFileSync(file, JSON.stringify({ mcpServers: { switchboard } }));
   return file;
+}
+
+/**
+ * A new project whose hub lists only the catalog tools (`exposure = "search"`) over the reference `everything`
+ * server; its first list (and search) waits for that server, however busy the machine.
+ */
+export function everythingSearchProject(prefix: string): string {
+  const project = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(project, '.switchboard'));
+  const everything = join(ROOT, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+  writeFileSync(
+    join(project, '.switchboard/config.toml'),
+    `[server]\nfirst_list_wait_ms = 60000\n\n[catalog]\nexposure = "search"\n\n[[servers]]\nname = "everything"\ncommand = ${JSON.stringify(process.execPath)}\nargs = [${JSON.stringify(everything)}, "stdio"]\n`,
+  );
+  return project;
 }
